@@ -1,0 +1,129 @@
+import type * as ts from 'typescript';
+import { enclosingFunction, isFunctionLike } from './scope.js';
+import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
+import type { Handler, SiteContext, TS } from './types.js';
+
+/**
+ * Where a node runs relative to a live client request: directly in a handler, in a helper that
+ * handlers reach, or somewhere no request is live (startup, notification handlers, timers).
+ */
+
+const DETACHING_CALLEES = new Set(['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'nextTick']);
+const LIFECYCLE_HOOKS = new Set(['oninitialized', 'onclose', 'onerror']);
+
+export class ContextFinder {
+  private readonly memo = new Map<ts.Node, SiteContext>();
+
+  constructor(
+    private readonly ts: TS,
+    private readonly handlers: Map<ts.FunctionLikeDeclaration, Handler>,
+    private readonly resolver: SdkResolver,
+  ) {}
+
+  contextOf(node: ts.Node, seen: Set<ts.Node> = new Set()): SiteContext {
+    const ts = this.ts;
+    for (let fn = enclosingFunction(ts, node); fn; fn = enclosingFunction(ts, fn)) {
+      const handler = this.handlers.get(fn);
+      if (handler) return { type: 'handler', handler };
+      const parent = skipParens(ts, fn);
+      const container = parent.parent;
+
+      if (container && ts.isCallExpression(container) && container.arguments.includes(parent as ts.Expression)) {
+        const callee = calleeName(ts, container);
+        if (callee && DETACHING_CALLEES.has(callee)) {
+          return { type: 'no-request', why: 'detached-task', detail: `runs later, from ${callee}(), after the request may have finished` };
+        }
+        if (callee === 'setNotificationHandler') {
+          return { type: 'no-request', why: 'notification-handler', detail: 'notification handlers have no request to answer' };
+        }
+        continue; // an inline callback (map, then, new Promise, ...): keep walking out
+      }
+      if (container && (ts.isCallExpression(container) || ts.isNewExpression(container)) && container.expression === parent) {
+        continue; // an immediately invoked function
+      }
+      if (container && ts.isNewExpression(container)) continue; // new Promise(resolve => ...)
+      if (container && ts.isBinaryExpression(container) && container.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+          ts.isPropertyAccessExpression(container.left) && LIFECYCLE_HOOKS.has(container.left.name.text)) {
+        const hook = container.left.name.text;
+        return {
+          type: 'no-request',
+          why: hook === 'oninitialized' ? 'oninitialized' : 'startup',
+          detail: `${hook} runs outside any request`,
+        };
+      }
+      return this.helperContext(fn, seen);
+    }
+    return { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
+  }
+
+  private helperContext(fn: ts.FunctionLikeDeclaration, seen: Set<ts.Node>): SiteContext {
+    const cached = this.memo.get(fn);
+    if (cached) return cached;
+    const ts = this.ts;
+    const name = functionNameNode(ts, fn)?.text ?? '<anonymous function>';
+    if (seen.has(fn)) return { type: 'no-request', why: 'unreachable-helper', detail: `${name} only calls itself` };
+    const nextSeen = new Set(seen).add(fn);
+    const callers = this.resolver.callsOf(fn);
+    const handlers: Handler[] = [];
+    const unreachableFrom: string[] = [];
+    for (const call of callers) {
+      const context = this.contextOf(call, nextSeen);
+      if (context.type === 'handler') {
+        if (!handlers.includes(context.handler)) handlers.push(context.handler);
+      } else if (context.type === 'helper') {
+        for (const h of context.handlers) if (!handlers.includes(h)) handlers.push(h);
+        unreachableFrom.push(...context.unreachableFrom);
+      } else {
+        const line = call.getSourceFile().getLineAndCharacterOfPosition(call.getStart()).line + 1;
+        unreachableFrom.push(`${call.getSourceFile().fileName.split('/').pop()}:${line} (${context.detail})`);
+      }
+    }
+    let result: SiteContext;
+    if (handlers.length > 0) {
+      result = { type: 'helper', helper: fn, helperName: name, handlers, unreachableFrom };
+    } else if (callers.length === 0) {
+      const exported = isExported(ts, fn);
+      result = {
+        type: 'no-request',
+        why: 'unreachable-helper',
+        detail: exported
+          ? `${name} is exported but no caller was found (callers in other files need type information to follow)`
+          : `${name} is never called from a request handler`,
+      };
+    } else {
+      result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called outside requests: ${unreachableFrom.join('; ')}` };
+    }
+    if (seen.size === 0) this.memo.set(fn, result);
+    return result;
+  }
+}
+
+function skipParens(ts: TS, node: ts.Node): ts.Node {
+  let n = node;
+  while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAsExpression(n.parent))) n = n.parent;
+  return n;
+}
+
+function calleeName(ts: TS, call: ts.CallExpression): string | undefined {
+  const callee = skipOuter(ts, call.expression);
+  if (ts.isIdentifier(callee)) return callee.text;
+  if (ts.isPropertyAccessExpression(callee)) return callee.name.text;
+  return undefined;
+}
+
+function isExported(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
+  let node: ts.Node | undefined = fn;
+  if (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) node = fn.parent?.parent?.parent; // const x = () => {} inside VariableStatement
+  if (ts.isMethodDeclaration(fn)) node = fn.parent;
+  const modifiers = node && (ts.canHaveModifiers(node) ? ts.getModifiers(node) : undefined);
+  return !!modifiers?.some(m => m.kind === ts.SyntaxKind.ExportKeyword);
+}
+
+export function isInsideFunction(ts: TS, node: ts.Node, fn: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
+    if (n === fn) return true;
+  }
+  return false;
+}
+
+export { isFunctionLike };

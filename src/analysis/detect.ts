@@ -1,0 +1,160 @@
+import type * as ts from 'typescript';
+import { QUESTION_METHODS, RESULT_SCHEMA_KINDS, skipOuter, type SdkResolver } from './sdk.js';
+import type { QuestionKind, SdkGeneration, SiteApi, SiteKind, TS } from './types.js';
+
+/** A push-style call (or URL-elicitation throw, or capability read) found in a file, before classification. */
+export interface RawSite {
+  node: ts.Node;
+  /** The call expression carrying the question (for `throw new ...`, the `new` expression). */
+  call: ts.CallExpression | ts.NewExpression;
+  kind: SiteKind;
+  api: SiteApi;
+  sdk: SdkGeneration;
+  /** The request parameters expression, when the call has one. */
+  params: ts.Expression | undefined;
+  /** The options argument (`timeout`, `signal`, ...), when passed. */
+  options: ts.Expression | undefined;
+  /** For capability guards: the capability read (`elicitation`, `sampling`, `roots`) when visible. */
+  capability?: QuestionKind | undefined;
+}
+
+export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
+  const sites: RawSite[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const site = classifyCall(ts, node, resolver);
+      if (site) sites.push(site);
+    } else if (ts.isNewExpression(node)) {
+      const ctor = resolver.sdkExport(node.expression);
+      if (ctor?.exported === 'UrlElicitationRequiredError') {
+        sites.push({ node, call: node, kind: 'url-elicitation', api: 'UrlElicitationRequiredError', sdk: ctor.sdk, params: node.arguments?.[0], options: undefined });
+      }
+    }
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return sites;
+}
+
+function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): RawSite | undefined {
+  const callee = skipOuter(ts, call.expression);
+  const args = call.arguments;
+  if (ts.isIdentifier(callee)) {
+    // const { sendRequest } = extra; sendRequest({ method: 'elicitation/create', ... }, ElicitResultSchema)
+    const fn = resolver.resolve(callee);
+    if (fn?.kind === 'send-request') return requestStyle(ts, call, 'extra.sendRequest', fn.sdk, resolver, args[2]);
+    return undefined;
+  }
+  if (!ts.isPropertyAccessExpression(callee)) return undefined;
+  const method = callee.name.text;
+  if (!['elicitInput', 'createMessage', 'listRoots', 'requestSampling', 'sendRequest', 'send', 'request', 'getClientCapabilities'].includes(method)) {
+    return undefined;
+  }
+  const receiver = resolver.resolve(callee.expression);
+  if (!receiver) return undefined;
+  const base = { node: call, call, sdk: receiver.sdk } as const;
+  if (receiver.kind === 'server') {
+    switch (method) {
+      case 'elicitInput':
+        return { ...base, kind: elicitationKind(ts, args[0]), api: 'server.elicitInput', params: args[0], options: args[1] };
+      case 'createMessage':
+        return { ...base, kind: 'sampling', api: 'server.createMessage', params: args[0], options: args[1] };
+      case 'listRoots':
+        return { ...base, kind: 'roots', api: 'server.listRoots', params: args[0], options: args[1] };
+      case 'request':
+        return requestStyle(ts, call, 'server.request', receiver.sdk, resolver, optionsAfterSchema(ts, args, resolver));
+      case 'getClientCapabilities':
+        return { ...base, kind: 'capability-guard', api: 'getClientCapabilities', params: undefined, options: undefined, capability: capabilityRead(ts, call) };
+    }
+    return undefined;
+  }
+  if (receiver.kind === 'mcp-req') {
+    switch (method) {
+      case 'elicitInput':
+        return { ...base, kind: elicitationKind(ts, args[0]), api: 'ctx.mcpReq.elicitInput', params: args[0], options: args[1] };
+      case 'requestSampling':
+        return { ...base, kind: 'sampling', api: 'ctx.mcpReq.requestSampling', params: args[0], options: args[1] };
+      case 'send':
+        return requestStyle(ts, call, 'ctx.mcpReq.send', receiver.sdk, resolver, optionsAfterSchema(ts, args, resolver));
+    }
+    return undefined;
+  }
+  if (receiver.kind === 'context' && method === 'sendRequest') {
+    return requestStyle(ts, call, 'extra.sendRequest', receiver.sdk, resolver, args[2]);
+  }
+  return undefined;
+}
+
+/** `send(request, options)` (v2, spec method) or `send(request, schema, options)`: find the options. */
+function optionsAfterSchema(ts: TS, args: ts.NodeArray<ts.Expression>, resolver: SdkResolver): ts.Expression | undefined {
+  const second = args[1];
+  if (!second) return undefined;
+  return isResultSchema(ts, second, resolver) || args.length >= 3 ? args[2] : second;
+}
+
+function isResultSchema(ts: TS, expr: ts.Expression, resolver: SdkResolver): boolean {
+  const e = skipOuter(ts, expr);
+  if (ts.isObjectLiteralExpression(e)) return false;
+  const exported = resolver.sdkExport(e);
+  if (exported && exported.exported.endsWith('Schema')) return true;
+  return ts.isIdentifier(e) && e.text.endsWith('Schema');
+}
+
+/** `sendRequest({ method, params }, Schema)`: a site only for the three question methods. */
+function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGeneration, resolver: SdkResolver, options: ts.Expression | undefined): RawSite | undefined {
+  const request = call.arguments[0];
+  let kind: QuestionKind | undefined;
+  let params: ts.Expression | undefined;
+  const literal = request && skipOuter(ts, request);
+  if (literal && ts.isObjectLiteralExpression(literal)) {
+    for (const property of literal.properties) {
+      if (!ts.isPropertyAssignment(property) || !property.name) continue;
+      const key = property.name.getText().replace(/['"]/g, '');
+      if (key === 'method' && ts.isStringLiteralLike(property.initializer)) kind = QUESTION_METHODS[property.initializer.text];
+      if (key === 'params') params = property.initializer;
+    }
+  }
+  if (!kind && request && resolver.checker) {
+    const methodType = resolver.checker.getTypeAtLocation(request).getProperty('method');
+    if (methodType) {
+      const t = resolver.checker.getTypeOfSymbolAtLocation(methodType, request);
+      if (t.isStringLiteral()) kind = QUESTION_METHODS[t.value];
+    }
+  }
+  const schema = call.arguments[1];
+  if (!kind && schema) {
+    const exported = resolver.sdkExport(schema);
+    if (exported) kind = RESULT_SCHEMA_KINDS[exported.exported];
+  }
+  if (!kind) return undefined;
+  const siteKind: SiteKind = kind === 'elicitation' ? elicitationKind(ts, params) : kind;
+  return { node: call, call, kind: siteKind, api, sdk, params, options };
+}
+
+/** URL-mode elicitation through `elicitInput({ mode: 'url', ... })` is the URL flavour. */
+function elicitationKind(ts: TS, params: ts.Expression | undefined): SiteKind {
+  const e = params && skipOuter(ts, params);
+  if (e && ts.isObjectLiteralExpression(e)) {
+    for (const property of e.properties) {
+      if (ts.isPropertyAssignment(property) && property.name.getText().replace(/['"]/g, '') === 'mode' &&
+          ts.isStringLiteralLike(property.initializer) && property.initializer.text === 'url') {
+        return 'url-elicitation';
+      }
+    }
+  }
+  return 'elicitation';
+}
+
+/** `getClientCapabilities()?.elicitation` → elicitation. */
+function capabilityRead(ts: TS, call: ts.CallExpression): QuestionKind | undefined {
+  let node: ts.Node = call;
+  while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isNonNullExpression(node.parent))) node = node.parent;
+  const parent = node.parent;
+  if (parent && ts.isPropertyAccessExpression(parent) && parent.expression === node) {
+    const name = parent.name.text;
+    if (name === 'elicitation') return 'elicitation';
+    if (name === 'sampling') return 'sampling';
+    if (name === 'roots') return 'roots';
+  }
+  return undefined;
+}

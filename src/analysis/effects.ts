@@ -1,0 +1,115 @@
+import type * as ts from 'typescript';
+import { codeBefore } from './continuation.js';
+import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { skipOuter } from './sdk.js';
+import type { TS } from './types.js';
+
+/**
+ * Side effects that run before a question. After the rewrite they run in the round that asks; if
+ * the client never retries, what the original code did after the question never happens. Such
+ * sites are still rewritten, tagged `review`.
+ */
+
+const PURE_GLOBAL_CALLS = new Set([
+  'String', 'Number', 'Boolean', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent',
+  'encodeURI', 'decodeURI', 'structuredClone', 'Symbol', 'BigInt',
+]);
+const PURE_NAMESPACES = new Set(['JSON', 'Math', 'Object', 'Array', 'Number', 'String', 'Date', 'Promise', 'console', 'z', 'path']);
+const IMPURE_NAMESPACE_MEMBERS = new Set(['assign', 'defineProperty', 'defineProperties', 'setPrototypeOf', 'freeze', 'seal']);
+const PURE_CONSTRUCTORS = new Set(['Date', 'Map', 'Set', 'URL', 'URLSearchParams', 'Error', 'TypeError', 'RangeError', 'RegExp', 'Array', 'Object', 'TextEncoder', 'TextDecoder', 'ResourceTemplate']);
+/** Methods that only compute (on strings, arrays, numbers) when called on a handler-local value. */
+const PURE_METHODS = new Set([
+  'map', 'filter', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex', 'some', 'every', 'includes',
+  'indexOf', 'lastIndexOf', 'join', 'slice', 'concat', 'flat', 'flatMap', 'at', 'keys', 'values', 'entries', 'toString',
+  'toFixed', 'toPrecision', 'trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'split', 'replace', 'replaceAll',
+  'startsWith', 'endsWith', 'padStart', 'padEnd', 'repeat', 'substring', 'charAt', 'charCodeAt', 'localeCompare', 'match',
+  'matchAll', 'test', 'get', 'has', 'toISOString', 'getTime', 'toJSON', 'normalize', 'with', 'toSorted', 'toReversed',
+]);
+
+export function sideEffectsBefore(
+  ts: TS,
+  fn: ts.FunctionLikeDeclaration,
+  statement: ts.Statement,
+  awaited: ts.Expression,
+  question: ts.Node,
+  isQuestion: (node: ts.Node) => boolean,
+): string[] {
+  const found: string[] = [];
+  const isLocal = (expr: ts.Expression): boolean => {
+    let root = skipOuter(ts, expr);
+    while (ts.isPropertyAccessExpression(root) || ts.isElementAccessExpression(root) || ts.isCallExpression(root)) root = skipOuter(ts, root.expression);
+    if (!ts.isIdentifier(root)) return root.kind !== ts.SyntaxKind.ThisKeyword;
+    const decl = resolveIdentifier(ts, root);
+    return !!decl && (decl.scope === fn || isWithin(decl.scope, fn));
+  };
+  const note = (node: ts.Node, what: string): void => {
+    const text = node.getText().replace(/\s+/g, ' ');
+    found.push(`${what}: \`${text.length > 70 ? `${text.slice(0, 67)}...` : text}\``);
+  };
+  const visit = (node: ts.Node): void => {
+    if (isFunctionLike(ts, node) || ts.isClassLike(node)) return;
+    if (isQuestion(node)) return;
+    if (ts.isCallExpression(node)) {
+      if (!isPureCall(ts, node, isLocal)) {
+        note(node, 'call');
+        return;
+      }
+    } else if (ts.isNewExpression(node)) {
+      const callee = skipOuter(ts, node.expression);
+      if (!(ts.isIdentifier(callee) && PURE_CONSTRUCTORS.has(callee.text))) {
+        note(node, 'construction');
+        return;
+      }
+    } else if (ts.isBinaryExpression(node)) {
+      const op = node.operatorToken.kind;
+      if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment && !isLocal(node.left)) {
+        note(node, 'assignment outside the handler');
+        return;
+      }
+    } else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+               (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) && !isLocal(node.operand)) {
+      note(node, 'update outside the handler');
+      return;
+    } else if (ts.isDeleteExpression(node) && !isLocal(node.expression)) {
+      note(node, 'delete');
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  for (const node of codeBefore(ts, statement, fn.body!)) visit(node);
+  // The part of the statement evaluated before the await, and the question's own arguments.
+  const prefixVisit = (node: ts.Node): void => {
+    if (node === awaited) {
+      if (ts.isCallExpression(question) || ts.isNewExpression(question)) for (const arg of question.arguments ?? []) visit(arg);
+      return;
+    }
+    if (node.pos >= awaited.end) return;
+    if (isFunctionLike(ts, node)) return;
+    if (node.end <= awaited.pos) {
+      visit(node);
+      return;
+    }
+    node.forEachChild(prefixVisit);
+  };
+  prefixVisit(statement);
+  return found;
+}
+
+function isWithin(node: ts.Node, ancestor: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression) => boolean): boolean {
+  const callee = skipOuter(ts, call.expression);
+  if (ts.isIdentifier(callee)) return PURE_GLOBAL_CALLS.has(callee.text);
+  if (!ts.isPropertyAccessExpression(callee)) return false;
+  const name = callee.name.text;
+  let root = skipOuter(ts, callee.expression);
+  while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = skipOuter(ts, root.expression);
+  if (ts.isIdentifier(root) && PURE_NAMESPACES.has(root.text) && !IMPURE_NAMESPACE_MEMBERS.has(name)) return true;
+  if (PURE_METHODS.has(name) && (isLocal(callee.expression) || ts.isStringLiteralLike(root) || ts.isArrayLiteralExpression(root) || ts.isTemplateExpression(root))) {
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,259 @@
+import type * as ts from 'typescript';
+import { isFunctionLike } from './scope.js';
+import { skipOuter } from './sdk.js';
+import type { ControlFlowTag, TS } from './types.js';
+
+/**
+ * The control flow around a question and the statement that holds it: what the rewrite needs to
+ * know to split the function into the part before the question and the part after it.
+ */
+
+export type Consumption =
+  /** `await call(...)` */
+  | 'await'
+  /** `return call(...)` in an async function: awaited by the caller. */
+  | 'return'
+  /** Promise kept in a variable or passed along, awaited later (or never). */
+  | 'stored'
+  /** `.then(...)` / `.catch(...)` chained on the call. */
+  | 'then'
+  /** The promise is dropped: `void call()` or a bare expression statement. */
+  | 'dropped'
+  /** Inside `Promise.all([...])` and friends. */
+  | 'parallel';
+
+export type AnswerForm =
+  /** `const x = await ask(...)` (one declarator, the await is the whole initializer). */
+  | 'declare'
+  /** `x = await ask(...)` */
+  | 'assign'
+  /** `await ask(...);` */
+  | 'discard'
+  /** `return await ask(...)` / `return ask(...)` */
+  | 'return'
+  /** The await sits inside a larger statement and is evaluated first. */
+  | 'embedded';
+
+export interface FlowInfo {
+  tags: ControlFlowTag[];
+  consumption: Consumption;
+  /** The `await` expression (or the call itself for `return call()`). */
+  awaited: ts.Expression;
+  /** The statement that holds the question, directly inside a statement list or branch. */
+  statement: ts.Statement | undefined;
+  form: AnswerForm | undefined;
+  /** Why an embedded question cannot be lifted out of its statement, if it cannot. */
+  embeddedBlocker: string | undefined;
+}
+
+const PARALLEL_COMBINATORS = new Set(['all', 'allSettled', 'race', 'any']);
+
+export function analyzeFlow(ts: TS, call: ts.Expression, boundary: ts.FunctionLikeDeclaration): FlowInfo {
+  const { consumption, awaited } = consumptionOf(ts, call);
+  const tags: ControlFlowTag[] = [];
+  let child: ts.Node = call;
+  for (let node = call.parent; node && node !== boundary; child = node, node = node.parent) {
+    const tag = tagFor(ts, node, child);
+    if (tag && !tags.includes(tag)) tags.push(tag);
+  }
+  if (tags.length === 0) tags.push('straight-line');
+  if (consumption === 'parallel' && !tags.includes('parallel')) tags.push('parallel');
+  const statement = statementOf(ts, awaited, boundary);
+  const form = statement && formOf(ts, statement, awaited);
+  const embeddedBlocker = statement && form === 'embedded' ? impurePrefix(ts, awaited, statement) : undefined;
+  return { tags, consumption, awaited, statement, form, embeddedBlocker };
+}
+
+function tagFor(ts: TS, node: ts.Node, child: ts.Node): ControlFlowTag | undefined {
+  if (ts.isIfStatement(node)) return node.expression === child ? 'if-condition' : 'if';
+  if (ts.isTryStatement(node)) {
+    if (node.tryBlock === child) return 'try';
+    if (node.catchClause === child) return 'catch';
+    return 'finally';
+  }
+  if (ts.isCaseClause(node) || ts.isDefaultClause(node)) return 'switch-case';
+  if (ts.isSwitchStatement(node)) return node.expression === child ? 'if-condition' : undefined;
+  if (ts.isForStatement(node)) return node.initializer === child ? undefined : 'loop';
+  if (ts.isForOfStatement(node) || ts.isForInStatement(node)) return node.expression === child ? undefined : 'loop';
+  if (ts.isWhileStatement(node) || ts.isDoStatement(node)) return 'loop';
+  if (ts.isConditionalExpression(node)) return node.condition === child ? undefined : 'conditional-expression';
+  if (ts.isBinaryExpression(node)) {
+    const op = node.operatorToken.kind;
+    const shortCircuit = op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken ||
+      op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.AmpersandAmpersandEqualsToken ||
+      op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken;
+    return shortCircuit && node.right === child ? 'conditional-expression' : undefined;
+  }
+  if (ts.isLabeledStatement(node)) return 'labeled';
+  if (isFunctionLike(ts, node)) return 'nested-callback';
+  if (ts.isCallExpression(node) && isParallelCombinator(ts, node) && node.arguments.includes(child as ts.Expression)) return 'parallel';
+  return undefined;
+}
+
+function isParallelCombinator(ts: TS, call: ts.CallExpression): boolean {
+  const callee = skipOuter(ts, call.expression);
+  return ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'Promise' &&
+    PARALLEL_COMBINATORS.has(callee.name.text);
+}
+
+function consumptionOf(ts: TS, call: ts.Expression): { consumption: Consumption; awaited: ts.Expression } {
+  let node: ts.Node = call;
+  while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isAsExpression(node.parent) ||
+         ts.isNonNullExpression(node.parent) || ts.isSatisfiesExpression(node.parent))) {
+    node = node.parent;
+  }
+  const parent = node.parent;
+  if (!parent) return { consumption: 'dropped', awaited: call };
+  if (ts.isAwaitExpression(parent)) return { consumption: 'await', awaited: parent };
+  if (ts.isReturnStatement(parent)) return { consumption: 'return', awaited: node as ts.Expression };
+  if (ts.isArrowFunction(parent) && parent.body === node) return { consumption: 'return', awaited: node as ts.Expression };
+  if (ts.isPropertyAccessExpression(parent) && ['then', 'catch', 'finally'].includes(parent.name.text)) {
+    return { consumption: 'then', awaited: call };
+  }
+  if (ts.isVoidExpression(parent) || ts.isExpressionStatement(parent)) return { consumption: 'dropped', awaited: call };
+  if (ts.isArrayLiteralExpression(parent) && parent.parent && ts.isCallExpression(parent.parent) && isParallelCombinator(ts, parent.parent)) {
+    return { consumption: 'parallel', awaited: call };
+  }
+  if (ts.isCallExpression(parent) && isParallelCombinator(ts, parent)) return { consumption: 'parallel', awaited: call };
+  if (ts.isThrowStatement(parent)) return { consumption: 'await', awaited: node as ts.Expression };
+  return { consumption: 'stored', awaited: call };
+}
+
+/** The statement holding `node`: the nearest ancestor statement that sits in a statement position. */
+export function statementOf(ts: TS, node: ts.Node, boundary: ts.Node): ts.Statement | undefined {
+  for (let n: ts.Node | undefined = node; n && n !== boundary; n = n.parent) {
+    if (isStatementLike(ts, n) && isInStatementPosition(ts, n)) return n as ts.Statement;
+    if (isFunctionLike(ts, n) && n !== node) return undefined;
+  }
+  return undefined;
+}
+
+function isStatementLike(ts: TS, node: ts.Node): boolean {
+  return ts.isStatement(node) || ts.isVariableStatement(node) || ts.isFunctionDeclaration(node) || ts.isClassDeclaration(node);
+}
+
+function isInStatementPosition(ts: TS, node: ts.Node): boolean {
+  const parent = node.parent;
+  if (!parent) return false;
+  if (ts.isBlock(parent) || ts.isSourceFile(parent) || ts.isModuleBlock(parent) || ts.isCaseClause(parent) || ts.isDefaultClause(parent)) return true;
+  if (ts.isIfStatement(parent)) return parent.thenStatement === node || parent.elseStatement === node;
+  if (ts.isLabeledStatement(parent)) return parent.statement === node;
+  if (ts.isIterationStatement(parent, false)) return parent.statement === node;
+  return false;
+}
+
+function formOf(ts: TS, statement: ts.Statement, awaited: ts.Expression): AnswerForm {
+  if (ts.isVariableStatement(statement)) {
+    const declarations = statement.declarationList.declarations;
+    const only = declarations.length === 1 ? declarations[0] : undefined;
+    if (only?.initializer && skipOuterNoCast(ts, only.initializer) === awaited) return 'declare';
+    return 'embedded';
+  }
+  if (ts.isExpressionStatement(statement)) {
+    const e = skipOuterNoCast(ts, statement.expression);
+    if (e === awaited) return 'discard';
+    if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        skipOuterNoCast(ts, e.right) === awaited && ts.isIdentifier(skipOuter(ts, e.left))) {
+      return 'assign';
+    }
+    return 'embedded';
+  }
+  if (ts.isReturnStatement(statement) && statement.expression && skipOuterNoCast(ts, statement.expression) === awaited) return 'return';
+  return 'embedded';
+}
+
+/** Like skipOuter, but keeps `as` casts: they change the type the answer is read as. */
+function skipOuterNoCast(ts: TS, expr: ts.Expression): ts.Expression {
+  let e = expr;
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  return e;
+}
+
+/**
+ * In `f(a(), await ask())` the call `a()` runs before the question; lifting the question out of
+ * the statement would move it after. Only side-effect-free code may run before an embedded question.
+ */
+function impurePrefix(ts: TS, awaited: ts.Node, statement: ts.Statement): string | undefined {
+  let child: ts.Node = awaited;
+  for (let node = awaited.parent; node && child !== statement; child = node, node = node.parent) {
+    for (const earlier of evaluatedBefore(ts, node, child)) {
+      if (!isPureExpression(ts, earlier)) return `\`${earlier.getText().slice(0, 60)}\` runs before the question in the same statement`;
+    }
+    if (node === statement) break;
+  }
+  return undefined;
+}
+
+function evaluatedBefore(ts: TS, node: ts.Node, child: ts.Node): ts.Node[] {
+  const before: ts.Node[] = [];
+  if (ts.isCallExpression(node) || ts.isNewExpression(node)) {
+    if (node.expression === child) return before;
+    before.push(node.expression);
+    for (const arg of node.arguments ?? []) {
+      if (arg === child) break;
+      before.push(arg);
+    }
+    return before;
+  }
+  if (ts.isBinaryExpression(node)) return node.right === child ? [node.left] : before;
+  if (ts.isArrayLiteralExpression(node) || ts.isObjectLiteralExpression(node)) {
+    const items: readonly ts.Node[] = ts.isArrayLiteralExpression(node) ? node.elements : node.properties;
+    for (const item of items) {
+      if (item === child) break;
+      before.push(item);
+    }
+    return before;
+  }
+  if (ts.isTemplateExpression(node)) {
+    for (const span of node.templateSpans) {
+      if (span === child) break;
+      before.push(span.expression);
+    }
+    return before;
+  }
+  if (ts.isVariableDeclarationList(node)) {
+    for (const declaration of node.declarations) {
+      if (declaration === child) break;
+      before.push(declaration);
+    }
+    return before;
+  }
+  if (ts.isElementAccessExpression(node)) return node.argumentExpression === child ? [node.expression] : before;
+  return before;
+}
+
+/** Expressions with no side effects: names, literals, property reads, function values. */
+export function isPureExpression(ts: TS, node: ts.Node): boolean {
+  if (ts.isIdentifier(node) || ts.isLiteralExpression(node) || ts.isNoSubstitutionTemplateLiteral(node) ||
+      node.kind === ts.SyntaxKind.ThisKeyword || node.kind === ts.SyntaxKind.TrueKeyword ||
+      node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword ||
+      ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isRegularExpressionLiteral(node)) {
+    return true;
+  }
+  if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isNonNullExpression(node) ||
+      ts.isSatisfiesExpression(node) || ts.isTypeOfExpression(node)) {
+    return isPureExpression(ts, node.expression);
+  }
+  if (ts.isPropertyAccessExpression(node)) return isPureExpression(ts, node.expression);
+  if (ts.isElementAccessExpression(node)) return isPureExpression(ts, node.expression) && isPureExpression(ts, node.argumentExpression);
+  if (ts.isTemplateExpression(node)) return node.templateSpans.every(span => isPureExpression(ts, span.expression));
+  if (ts.isArrayLiteralExpression(node)) return node.elements.every(e => isPureExpression(ts, e));
+  if (ts.isObjectLiteralExpression(node)) {
+    return node.properties.every(p =>
+      (ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && isPureExpression(ts, p.initializer)) ||
+      ts.isShorthandPropertyAssignment(p) || (ts.isSpreadAssignment(p) && isPureExpression(ts, p.expression)) ||
+      ts.isMethodDeclaration(p));
+  }
+  if (ts.isSpreadElement(node)) return isPureExpression(ts, node.expression);
+  if (ts.isPrefixUnaryExpression(node)) {
+    return node.operator !== ts.SyntaxKind.PlusPlusToken && node.operator !== ts.SyntaxKind.MinusMinusToken && isPureExpression(ts, node.operand);
+  }
+  if (ts.isBinaryExpression(node)) {
+    const op = node.operatorToken.kind;
+    if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment) return false;
+    return isPureExpression(ts, node.left) && isPureExpression(ts, node.right);
+  }
+  if (ts.isConditionalExpression(node)) return isPureExpression(ts, node.condition) && isPureExpression(ts, node.whenTrue) && isPureExpression(ts, node.whenFalse);
+  if (ts.isVariableDeclaration(node)) return !node.initializer || isPureExpression(ts, node.initializer);
+  return false;
+}

@@ -1,0 +1,166 @@
+import type * as ts from 'typescript';
+import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
+import type { Handler, Registration, SdkGeneration, TS } from './types.js';
+
+/**
+ * Finds request handlers registered on SDK servers: the McpServer registration methods and
+ * low-level `setRequestHandler`, with the method each serves and where its context parameter is.
+ */
+
+const MCP_SERVER_REGISTRATIONS = new Set<Registration>(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource']);
+
+export function discoverHandlers(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): Handler[] {
+  const handlers: Handler[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const handler = handlerOfRegistration(ts, node, resolver);
+      if (handler) handlers.push(handler);
+    }
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return handlers;
+}
+
+function handlerOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkResolver): Handler | undefined {
+  const callee = call.expression as ts.PropertyAccessExpression;
+  const registration = callee.name.text as Registration;
+  const isMcpServerMethod = MCP_SERVER_REGISTRATIONS.has(registration);
+  if (!isMcpServerMethod && registration !== 'setRequestHandler') return undefined;
+  const receiver = resolver.resolve(callee.expression);
+  if (!receiver) return undefined;
+  if (isMcpServerMethod && receiver.kind !== 'mcp-server') return undefined;
+  if (registration === 'setRequestHandler' && receiver.kind !== 'server') return undefined;
+
+  const last = call.arguments[call.arguments.length - 1];
+  const fn = last && callbackFunction(ts, last);
+  if (!fn) return undefined;
+  const sdk = receiver.sdk;
+  const first = call.arguments[0];
+  const literalName = first && ts.isStringLiteralLike(first) ? first.text : undefined;
+
+  switch (registration) {
+    case 'registerTool': {
+      const hasArgs = configHas(ts, call.arguments[1], 'inputSchema', fn);
+      return make(fn, 'tools/call', literalName, hasArgs ? 1 : 0, hasArgs ? 0 : undefined);
+    }
+    case 'registerPrompt': {
+      const hasArgs = configHas(ts, call.arguments[1], 'argsSchema', fn);
+      return make(fn, 'prompts/get', literalName, hasArgs ? 1 : 0, hasArgs ? 0 : undefined);
+    }
+    case 'tool':
+    case 'prompt': {
+      // tool(name, description?, paramsSchema?, annotations?, cb) / prompt(name, description?, argsSchema?, cb)
+      const middle = call.arguments.slice(1, -1).filter(arg => !ts.isStringLiteralLike(arg));
+      const hasArgs = middle.length > 0 && (middle.length >= 2 || !looksLikeAnnotations(ts, middle[0]!));
+      return make(fn, registration === 'tool' ? 'tools/call' : 'prompts/get', literalName, hasArgs ? 1 : 0, hasArgs ? 0 : undefined);
+    }
+    case 'registerResource':
+    case 'resource': {
+      const template = call.arguments[1] && isResourceTemplate(ts, call.arguments[1], resolver);
+      return make(fn, 'resources/read', literalName, template ? 2 : 1, 0);
+    }
+    case 'setRequestHandler': {
+      const method = requestMethodOf(ts, call.arguments[0], resolver);
+      if (!method) return undefined;
+      return make(fn, method, undefined, 1, 0);
+    }
+  }
+  return undefined;
+
+  function make(fn: ts.FunctionLikeDeclaration, method: string, name: string | undefined, ctxParamIndex: number, argsParamIndex: number | undefined): Handler {
+    return { fn, registration, registrationCall: call, method, name, ctxParamIndex, argsParamIndex, receiver: callee.expression, sdk: sdk as SdkGeneration };
+  }
+}
+
+/** The function a callback argument denotes: inline, or a function / const arrow declared elsewhere in the file. */
+export function callbackFunction(ts: TS, arg: ts.Expression): ts.FunctionLikeDeclaration | undefined {
+  const e = skipOuter(ts, arg);
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return e;
+  if (ts.isIdentifier(e)) {
+    const decl = resolveIdentifier(ts, e);
+    if (!decl) return undefined;
+    if (ts.isFunctionDeclaration(decl.declaration)) return decl.declaration;
+    if (ts.isVariableDeclaration(decl.declaration) && decl.declaration.initializer) {
+      const init = skipOuter(ts, decl.declaration.initializer);
+      if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
+    }
+  }
+  if (ts.isPropertyAccessExpression(e) && e.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    let cls: ts.Node | undefined = e.parent;
+    while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+    if (cls && ts.isClassLike(cls)) {
+      for (const member of cls.members) {
+        if (ts.isMethodDeclaration(member) && member.name.getText() === e.name.text) return member;
+        if (ts.isPropertyDeclaration(member) && member.name.getText() === e.name.text && member.initializer) {
+          const init = skipOuter(ts, member.initializer);
+          if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
+        }
+      }
+    }
+  }
+  // handler.bind(this)
+  if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'bind') {
+    return callbackFunction(ts, e.expression.expression);
+  }
+  return undefined;
+}
+
+/**
+ * Whether a registration's config object declares a property. When the config is not a literal,
+ * the callback's arity decides (a callback with two or more parameters receives arguments first).
+ */
+function configHas(ts: TS, config: ts.Expression | undefined, property: string, fn: ts.FunctionLikeDeclaration): boolean {
+  const e = config && skipOuter(ts, config);
+  if (e && ts.isObjectLiteralExpression(e)) {
+    const found = e.properties.some(p => p.name && p.name.getText().replace(/['"]/g, '') === property);
+    if (found || !e.properties.some(p => ts.isSpreadAssignment(p))) return found;
+  }
+  return fn.parameters.length >= 2;
+}
+
+/** v1 `tool(name, annotations, cb)`: an annotations object has literal values (readOnlyHint: true). */
+function looksLikeAnnotations(ts: TS, arg: ts.Expression): boolean {
+  const e = skipOuter(ts, arg);
+  if (!ts.isObjectLiteralExpression(e)) return false;
+  return e.properties.length > 0 && e.properties.every(p =>
+    ts.isPropertyAssignment(p) &&
+    (p.initializer.kind === ts.SyntaxKind.TrueKeyword || p.initializer.kind === ts.SyntaxKind.FalseKeyword || ts.isStringLiteralLike(p.initializer)));
+}
+
+function isResourceTemplate(ts: TS, arg: ts.Expression, resolver: SdkResolver): boolean {
+  let e = skipOuter(ts, arg);
+  if (ts.isIdentifier(e)) {
+    const decl = resolveIdentifier(ts, e);
+    if (decl && ts.isVariableDeclaration(decl.declaration) && decl.declaration.initializer) e = skipOuter(ts, decl.declaration.initializer);
+  }
+  if (ts.isNewExpression(e)) {
+    const ctor = resolver.sdkExport(e.expression);
+    if (ctor?.exported === 'ResourceTemplate') return true;
+    return ts.isIdentifier(e.expression) && e.expression.text === 'ResourceTemplate';
+  }
+  return false;
+}
+
+/** The method a `setRequestHandler` first argument stands for: a string, or a v1 request schema. */
+export function requestMethodOf(ts: TS, arg: ts.Expression | undefined, resolver: SdkResolver): string | undefined {
+  if (!arg) return undefined;
+  const e = skipOuter(ts, arg);
+  if (ts.isStringLiteralLike(e)) return e.text;
+  const exported = resolver.sdkExport(e);
+  if (exported) return REQUEST_SCHEMA_METHODS[exported.exported] ?? `<${exported.exported}>`;
+  if (ts.isIdentifier(e) && REQUEST_SCHEMA_METHODS[e.text]) return REQUEST_SCHEMA_METHODS[e.text];
+  return undefined;
+}
+
+/** Function-like nodes that are handler callbacks, for the resolver's context-parameter role. */
+export function handlerIndex(handlers: Handler[]): Map<ts.FunctionLikeDeclaration, Handler> {
+  const index = new Map<ts.FunctionLikeDeclaration, Handler>();
+  for (const handler of handlers) if (!index.has(handler.fn)) index.set(handler.fn, handler);
+  return index;
+}
+
+export function isHandlerCallback(ts: TS, node: ts.Node, index: Map<ts.FunctionLikeDeclaration, Handler>): node is ts.FunctionLikeDeclaration {
+  return isFunctionLike(ts, node) && index.has(node);
+}

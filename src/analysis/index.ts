@@ -1,0 +1,4 @@
+export { analyzeFile, MRTR_METHODS, type AnalyzeOptions, type FileAnalysis, type HandlerPlan, type QuestionPlan } from './analyze.js';
+export { ProjectIndex } from './projectIndex.js';
+export { mightContainSites } from './prefilter.js';
+export type * from './types.js';

@@ -1,0 +1,9 @@
+/**
+ * Cheap text check run before any parsing: a file that mentions none of these words cannot hold
+ * a push-style site, nor MRTR code the lint rules look at.
+ */
+const TRIGGERS = /elicitInput|createMessage|listRoots|requestSampling|sendRequest|elicitation\/create|sampling\/createMessage|roots\/list|UrlElicitationRequiredError|getClientCapabilities|ElicitResultSchema|CreateMessageResultSchema|ListRootsResultSchema/;
+
+export function mightContainSites(text: string): boolean {
+  return TRIGGERS.test(text);
+}

@@ -1,0 +1,61 @@
+import type * as ts from 'typescript';
+import { isFunctionLike } from './scope.js';
+import { skipOuter } from './sdk.js';
+import type { TS } from './types.js';
+
+/**
+ * Calls across the files of a program, indexed by the function they call, so a helper exported from
+ * one file can be traced to the handlers in other files that call it. Built once per program.
+ */
+export class ProjectIndex {
+  private calls: Map<ts.Node, ts.CallExpression[]> | undefined;
+
+  constructor(private readonly ts: TS, private readonly program: ts.Program) {}
+
+  callsOf(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
+    this.calls ??= this.build();
+    return this.calls.get(fn) ?? [];
+  }
+
+  private build(): Map<ts.Node, ts.CallExpression[]> {
+    const ts = this.ts;
+    const checker = this.program.getTypeChecker();
+    const calls = new Map<ts.Node, ts.CallExpression[]>();
+    for (const sourceFile of this.program.getSourceFiles()) {
+      if (sourceFile.isDeclarationFile || sourceFile.fileName.includes('/node_modules/')) continue;
+      const visit = (node: ts.Node): void => {
+        if (ts.isCallExpression(node)) {
+          const target = functionOf(ts, checker, node.expression);
+          if (target) {
+            const list = calls.get(target) ?? [];
+            list.push(node);
+            calls.set(target, list);
+          }
+        }
+        node.forEachChild(visit);
+      };
+      visit(sourceFile);
+    }
+    return calls;
+  }
+}
+
+function functionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expression): ts.FunctionLikeDeclaration | undefined {
+  const e = skipOuter(ts, callee);
+  const nameNode = ts.isPropertyAccessExpression(e) ? e.name : ts.isIdentifier(e) ? e : undefined;
+  if (!nameNode) return undefined;
+  let symbol = checker.getSymbolAtLocation(nameNode);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const declaration = symbol?.valueDeclaration ?? symbol?.declarations?.[0];
+  if (!declaration || declaration.getSourceFile().isDeclarationFile) return undefined;
+  if (isFunctionLike(ts, declaration)) return declaration;
+  if (ts.isVariableDeclaration(declaration) && declaration.initializer) {
+    const init = skipOuter(ts, declaration.initializer);
+    if (isFunctionLike(ts, init)) return init;
+  }
+  if (ts.isPropertyDeclaration(declaration) && declaration.initializer) {
+    const init = skipOuter(ts, declaration.initializer);
+    if (isFunctionLike(ts, init)) return init;
+  }
+  return undefined;
+}

@@ -1,0 +1,537 @@
+import type * as ts from 'typescript';
+import { isFunctionLike, resolveIdentifier, type LocalDecl } from './scope.js';
+import type { QuestionKind, SdkGeneration, TS } from './types.js';
+
+/**
+ * Resolving receivers: a call is a site only when its receiver really is the MCP SDK's server,
+ * handler context or `ctx.mcpReq`. With a checker the receiver's type decides (declared in an
+ * `@modelcontextprotocol/*` package or not); without one, values are traced back through imports,
+ * declarations, class members, destructuring and helper parameters to SDK constructions.
+ */
+
+export type ValueKind =
+  /** `McpServer` instance. */
+  | 'mcp-server'
+  /** Low-level `Server` instance, including `mcpServer.server`. */
+  | 'server'
+  /** Handler context: v1 `extra` (RequestHandlerExtra), v2 `ctx` (ServerContext). */
+  | 'context'
+  /** v2 `ctx.mcpReq`. */
+  | 'mcp-req'
+  /** v1 `sendRequest` taken out of `extra`. */
+  | 'send-request';
+
+export interface ResolvedValue {
+  kind: ValueKind;
+  sdk: SdkGeneration;
+}
+
+export function sdkOfModule(specifier: string): SdkGeneration | undefined {
+  if (specifier === '@modelcontextprotocol/sdk' || specifier.startsWith('@modelcontextprotocol/sdk/')) return 'v1';
+  if (/^@modelcontextprotocol\/(server|core|node|express|hono|server-legacy)(\/|$)/.test(specifier)) return 'v2';
+  return undefined;
+}
+
+/** Where a declaration file of the SDK lives, judged by its path. */
+export function sdkOfFileName(fileName: string): SdkGeneration | undefined {
+  const normalized = fileName.replaceAll('\\', '/');
+  if (normalized.includes('/@modelcontextprotocol/sdk/')) return 'v1';
+  if (/\/@modelcontextprotocol\/(server|core|node|express|hono|server-legacy|client)\//.test(normalized)) return 'v2';
+  return undefined;
+}
+
+/** Result schemas of the three questions, by exported name. */
+export const RESULT_SCHEMA_KINDS: Record<string, QuestionKind> = {
+  ElicitResultSchema: 'elicitation',
+  CreateMessageResultSchema: 'sampling',
+  CreateMessageResultWithToolsSchema: 'sampling',
+  ListRootsResultSchema: 'roots',
+};
+
+export const QUESTION_METHODS: Record<string, QuestionKind> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/** v1 request schemas and the method they stand for (the v1 form of `setRequestHandler`). */
+export const REQUEST_SCHEMA_METHODS: Record<string, string> = {
+  CallToolRequestSchema: 'tools/call',
+  GetPromptRequestSchema: 'prompts/get',
+  ReadResourceRequestSchema: 'resources/read',
+  ListToolsRequestSchema: 'tools/list',
+  ListPromptsRequestSchema: 'prompts/list',
+  ListResourcesRequestSchema: 'resources/list',
+  ListResourceTemplatesRequestSchema: 'resources/templates/list',
+  SubscribeRequestSchema: 'resources/subscribe',
+  UnsubscribeRequestSchema: 'resources/unsubscribe',
+  CompleteRequestSchema: 'completion/complete',
+  SetLevelRequestSchema: 'logging/setLevel',
+  InitializeRequestSchema: 'initialize',
+  PingRequestSchema: 'ping',
+};
+
+export interface SdkImport {
+  /** The exported name (`McpServer`), or `*` for a namespace import. */
+  exported: string;
+  module: string;
+  sdk: SdkGeneration;
+}
+
+/** Local names bound to SDK exports in one file, from ES imports and CommonJS `require`. */
+export function collectSdkImports(ts: TS, sourceFile: ts.SourceFile): Map<string, SdkImport> {
+  const imports = new Map<string, SdkImport>();
+  for (const statement of sourceFile.statements) {
+    if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier) && statement.importClause) {
+      const module = statement.moduleSpecifier.text;
+      const sdk = sdkOfModule(module);
+      if (!sdk) continue;
+      const clause = statement.importClause;
+      if (clause.name) imports.set(clause.name.text, { exported: 'default', module, sdk });
+      const bindings = clause.namedBindings;
+      if (bindings && ts.isNamespaceImport(bindings)) {
+        imports.set(bindings.name.text, { exported: '*', module, sdk });
+      } else if (bindings) {
+        for (const element of bindings.elements) {
+          imports.set(element.name.text, { exported: (element.propertyName ?? element.name).text, module, sdk });
+        }
+      }
+    }
+  }
+  // const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js'), anywhere in the file.
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && node.initializer) {
+      const required = requiredModule(ts, node.initializer);
+      const sdk = required && sdkOfModule(required);
+      if (required && sdk) {
+        if (ts.isIdentifier(node.name)) {
+          imports.set(node.name.text, { exported: '*', module: required, sdk });
+        } else if (ts.isObjectBindingPattern(node.name)) {
+          for (const element of node.name.elements) {
+            if (!ts.isIdentifier(element.name)) continue;
+            const exported = element.propertyName && ts.isIdentifier(element.propertyName) ? element.propertyName.text : element.name.text;
+            imports.set(element.name.text, { exported, module: required, sdk });
+          }
+        }
+      }
+    }
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return imports;
+}
+
+function requiredModule(ts: TS, expr: ts.Expression): string | undefined {
+  let e = skipOuter(ts, expr);
+  if (ts.isAwaitExpression(e)) e = skipOuter(ts, e.expression);
+  if (ts.isCallExpression(e) && e.arguments.length === 1) {
+    const arg = e.arguments[0]!;
+    const isRequire = ts.isIdentifier(e.expression) && e.expression.text === 'require';
+    const isDynamicImport = e.expression.kind === ts.SyntaxKind.ImportKeyword;
+    if ((isRequire || isDynamicImport) && ts.isStringLiteralLike(arg)) return arg.text;
+  }
+  return undefined;
+}
+
+/** Strips parentheses, `as`, `!`, `satisfies` and type assertions. */
+export function skipOuter(ts: TS, expr: ts.Expression): ts.Expression {
+  let e = expr;
+  for (;;) {
+    if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) ||
+        ts.isSatisfiesExpression(e) || ts.isTypeAssertionExpression(e)) {
+      e = e.expression;
+    } else {
+      return e;
+    }
+  }
+}
+
+/** Facts about handler callbacks the resolver needs (filled in once handlers are discovered). */
+export interface HandlerParamRoles {
+  /** For a handler callback: the index of its context parameter and its SDK generation. */
+  contextParam(fn: ts.FunctionLikeDeclaration): { index: number; sdk: SdkGeneration } | undefined;
+}
+
+export class SdkResolver {
+  readonly imports: Map<string, SdkImport>;
+  private readonly memo = new Map<ts.Node, ResolvedValue | null>();
+  private readonly visiting = new Set<ts.Node>();
+  private readonly callSites = new Map<ts.Node, ts.CallExpression[]>();
+  roles: HandlerParamRoles | undefined;
+
+  constructor(
+    readonly ts: TS,
+    readonly sourceFile: ts.SourceFile,
+    readonly checker: ts.TypeChecker | undefined,
+    /** Calls of functions declared in other files, from the project index (checker mode only). */
+    readonly externalCallSites?: (fn: ts.FunctionLikeDeclaration) => ts.CallExpression[],
+  ) {
+    this.imports = collectSdkImports(ts, sourceFile);
+  }
+
+  /** Forget resolutions made before handler roles were known. */
+  resetMemo(): void {
+    this.memo.clear();
+  }
+
+  /** The SDK export a name or `ns.Name` expression refers to, when it is one. */
+  sdkExport(expr: ts.Expression): SdkImport | undefined {
+    const ts = this.ts;
+    const e = skipOuter(ts, expr);
+    if (ts.isIdentifier(e)) {
+      const imported = this.imports.get(e.text);
+      if (imported && imported.exported !== '*') {
+        const decl = resolveIdentifier(ts, e);
+        // A local declaration shadowing the import is not the import.
+        if (!decl || decl.kind === 'import' || ts.isSourceFile(decl.scope) || isRequireDeclaration(ts, decl)) return imported;
+      }
+      if (this.checker) return this.exportFromChecker(e);
+      return undefined;
+    }
+    if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression)) {
+      const ns = this.imports.get(e.expression.text);
+      if (ns && ns.exported === '*') return { exported: e.name.text, module: ns.module, sdk: ns.sdk };
+    }
+    if (this.checker) return this.exportFromChecker(e);
+    return undefined;
+  }
+
+  private exportFromChecker(e: ts.Expression): SdkImport | undefined {
+    const checker = this.checker!;
+    const target = this.ts.isPropertyAccessExpression(e) ? e.name : e;
+    let symbol = checker.getSymbolAtLocation(target);
+    if (!symbol) return undefined;
+    if (symbol.flags & this.ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    for (const declaration of symbol.declarations ?? []) {
+      const sdk = sdkOfFileName(declaration.getSourceFile().fileName);
+      if (sdk) return { exported: symbol.name, module: declaration.getSourceFile().fileName, sdk };
+    }
+    return undefined;
+  }
+
+  /** What an expression evaluates to, as far as the SDK is concerned. */
+  resolve(expr: ts.Expression): ResolvedValue | undefined {
+    const e = skipOuter(this.ts, expr);
+    const cached = this.memo.get(e);
+    if (cached !== undefined) return cached ?? undefined;
+    if (this.visiting.has(e)) return undefined;
+    this.visiting.add(e);
+    let result: ResolvedValue | undefined;
+    try {
+      const typed = this.resolveByType(e);
+      result = typed === 'not-sdk' ? undefined : typed ?? this.resolveBySyntax(e);
+    } finally {
+      this.visiting.delete(e);
+    }
+    this.memo.set(e, result ?? null);
+    return result;
+  }
+
+  /** Type-based resolution: a definite non-SDK type means "not ours" (look-alikes), any/unknown means "ask the syntax". */
+  private resolveByType(e: ts.Expression): ResolvedValue | 'not-sdk' | undefined {
+    const checker = this.checker;
+    if (!checker) return undefined;
+    const ts = this.ts;
+    let type: ts.Type;
+    try {
+      type = checker.getTypeAtLocation(e);
+    } catch {
+      return undefined;
+    }
+    if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return undefined;
+    const candidates = type.isUnion() ? type.types : [type];
+    for (const t of candidates) {
+      if (t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null)) continue;
+      const found = this.kindOfType(t);
+      if (found) return found;
+    }
+    // An unresolved import (error type) prints as any; anything else concrete is not the SDK's.
+    return type.flags & ts.TypeFlags.Object || type.isUnionOrIntersection() ? 'not-sdk' : undefined;
+  }
+
+  kindOfType(t: ts.Type): ResolvedValue | undefined {
+    const checker = this.checker;
+    if (!checker) return undefined;
+    const symbol = t.getSymbol();
+    const declaredIn = (s: ts.Symbol | undefined): SdkGeneration | undefined => {
+      const declaration = s?.declarations?.[0];
+      return declaration ? sdkOfFileName(declaration.getSourceFile().fileName) : undefined;
+    };
+    if (symbol) {
+      const sdk = declaredIn(symbol);
+      if (sdk && symbol.name === 'McpServer') return { kind: 'mcp-server', sdk };
+      if (sdk && symbol.name === 'Server') return { kind: 'server', sdk };
+    }
+    // Contexts are structural: recognise them by members the SDK declares.
+    const sendRequest = t.getProperty('sendRequest');
+    const mcpReq = t.getProperty('mcpReq');
+    const requestSampling = t.getProperty('requestSampling');
+    const elicitInput = t.getProperty('elicitInput');
+    if (sendRequest && t.getProperty('signal') && declaredIn(sendRequest) === 'v1') return { kind: 'context', sdk: 'v1' };
+    if (mcpReq && declaredIn(mcpReq)) return { kind: 'context', sdk: 'v2' };
+    if (requestSampling && elicitInput && declaredIn(requestSampling)) return { kind: 'mcp-req', sdk: 'v2' };
+    if (t.getCallSignatures().length > 0 && symbol && symbol.name === 'sendRequest' && declaredIn(symbol)) {
+      return { kind: 'send-request', sdk: 'v1' };
+    }
+    return undefined;
+  }
+
+  private resolveBySyntax(e: ts.Expression): ResolvedValue | undefined {
+    const ts = this.ts;
+    if (ts.isNewExpression(e)) {
+      const ctor = this.sdkExport(e.expression);
+      if (ctor?.exported === 'McpServer') return { kind: 'mcp-server', sdk: ctor.sdk };
+      if (ctor?.exported === 'Server') return { kind: 'server', sdk: ctor.sdk };
+      return undefined;
+    }
+    if (ts.isPropertyAccessExpression(e)) {
+      const member = e.name.text;
+      if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return this.resolveThisMember(e, member);
+      const owner = this.resolve(e.expression);
+      return owner ? memberKind(owner, member) : undefined;
+    }
+    if (ts.isIdentifier(e)) {
+      const decl = resolveIdentifier(ts, e);
+      return decl ? this.resolveDeclaration(decl) : undefined;
+    }
+    if (ts.isCallExpression(e)) return this.resolveCallResult(e);
+    if (ts.isAwaitExpression(e)) return this.resolve(e.expression);
+    if (ts.isConditionalExpression(e)) return this.resolve(e.whenTrue) ?? this.resolve(e.whenFalse);
+    if (ts.isBinaryExpression(e) && (e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken || e.operatorToken.kind === ts.SyntaxKind.BarBarToken)) {
+      return this.resolve(e.left) ?? this.resolve(e.right);
+    }
+    return undefined;
+  }
+
+  private resolveDeclaration(decl: LocalDecl): ResolvedValue | undefined {
+    const ts = this.ts;
+    const node = decl.declaration;
+    if (ts.isVariableDeclaration(node)) {
+      if (node.type) {
+        const byType = this.resolveTypeNode(node.type);
+        if (byType) return byType;
+      }
+      if (ts.isIdentifier(node.name)) return node.initializer ? this.resolve(node.initializer) : this.resolveLaterAssignment(decl);
+      // const { server } = mcpServer / const { mcpReq } = ctx / const { sendRequest } = extra
+      if (node.initializer) return this.resolveBindingElement(decl.nameNode, this.resolve(node.initializer));
+      return undefined;
+    }
+    if (ts.isParameter(node)) return this.resolveParameter(node, decl.nameNode);
+    return undefined;
+  }
+
+  /** `let server; ... server = new McpServer(...)`. */
+  private resolveLaterAssignment(decl: LocalDecl): ResolvedValue | undefined {
+    const ts = this.ts;
+    let found: ResolvedValue | undefined;
+    const visit = (node: ts.Node): void => {
+      if (found) return;
+      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+          ts.isIdentifier(node.left) && node.left.text === decl.name && resolveIdentifier(ts, node.left)?.nameNode === decl.nameNode) {
+        found = this.resolve(node.right);
+      }
+      node.forEachChild(visit);
+    };
+    visit(decl.scope);
+    return found;
+  }
+
+  private resolveBindingElement(name: ts.Identifier, owner: ResolvedValue | undefined): ResolvedValue | undefined {
+    if (!owner) return undefined;
+    const ts = this.ts;
+    const element = name.parent;
+    if (!ts.isBindingElement(element) || !ts.isObjectBindingPattern(element.parent)) return undefined;
+    const key = element.propertyName && ts.isIdentifier(element.propertyName) ? element.propertyName.text : name.text;
+    // Nested patterns: const { mcpReq: { elicitInput } } = ctx is not a receiver we rewrite.
+    const outer = element.parent.parent;
+    if (ts.isBindingElement(outer)) return undefined;
+    return memberKind(owner, key);
+  }
+
+  private resolveParameter(parameter: ts.ParameterDeclaration, name: ts.Identifier): ResolvedValue | undefined {
+    const ts = this.ts;
+    const fn = parameter.parent;
+    if (!isFunctionLike(ts, fn)) return undefined;
+    const index = fn.parameters.indexOf(parameter);
+    // A parameter property (`constructor(private server: McpServer)`) or a typed parameter.
+    if (parameter.type) {
+      const byType = this.resolveTypeNode(parameter.type);
+      if (byType) return ts.isIdentifier(parameter.name) ? byType : this.resolveBindingElement(name, byType);
+    }
+    const role = this.roles?.contextParam(fn);
+    if (role && role.index === index) {
+      const ctx: ResolvedValue = { kind: 'context', sdk: role.sdk };
+      return ts.isIdentifier(parameter.name) ? ctx : this.resolveBindingElement(name, ctx);
+    }
+    // A helper's parameter: whatever its callers pass in that position.
+    for (const call of this.callsOf(fn)) {
+      const arg = call.arguments[index];
+      if (!arg) continue;
+      const passed = this.resolve(arg);
+      if (passed) return ts.isIdentifier(parameter.name) ? passed : this.resolveBindingElement(name, passed);
+    }
+    return undefined;
+  }
+
+  private resolveThisMember(access: ts.PropertyAccessExpression, member: string): ResolvedValue | undefined {
+    const ts = this.ts;
+    let cls: ts.Node | undefined = access.parent;
+    while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+    if (!cls || !ts.isClassLike(cls)) return undefined;
+    for (const element of cls.members) {
+      if (ts.isPropertyDeclaration(element) && element.name.getText() === member) {
+        if (element.type) {
+          const byType = this.resolveTypeNode(element.type);
+          if (byType) return byType;
+        }
+        if (element.initializer) {
+          const byInit = this.resolve(element.initializer);
+          if (byInit) return byInit;
+        }
+      }
+      if (ts.isConstructorDeclaration(element)) {
+        for (const parameter of element.parameters) {
+          if (ts.isIdentifier(parameter.name) && parameter.name.text === member && ts.getModifiers(parameter)?.length) {
+            const byParam = this.resolveParameter(parameter, parameter.name);
+            if (byParam) return byParam;
+          }
+        }
+      }
+    }
+    // this.server = new McpServer(...) anywhere in the class.
+    let found: ResolvedValue | undefined;
+    const visit = (node: ts.Node): void => {
+      if (found) return;
+      if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+          ts.isPropertyAccessExpression(node.left) && node.left.expression.kind === ts.SyntaxKind.ThisKeyword &&
+          node.left.name.text === member && node.left !== access) {
+        found = this.resolve(node.right);
+      }
+      node.forEachChild(visit);
+    };
+    visit(cls);
+    return found;
+  }
+
+  /** `createServer()` returning an SDK server built in this file. */
+  private resolveCallResult(call: ts.CallExpression): ResolvedValue | undefined {
+    const ts = this.ts;
+    const callee = skipOuter(ts, call.expression);
+    if (!ts.isIdentifier(callee)) return undefined;
+    const decl = resolveIdentifier(ts, callee);
+    if (!decl) return undefined;
+    let fn: ts.Node | undefined = decl.declaration;
+    if (ts.isVariableDeclaration(fn)) fn = fn.initializer;
+    if (!fn || !isFunctionLike(ts, fn) || !fn.body) return undefined;
+    if (!ts.isBlock(fn.body)) return this.resolve(fn.body);
+    let found: ResolvedValue | undefined;
+    const visit = (node: ts.Node): void => {
+      if (found || isFunctionLike(ts, node)) return;
+      if (ts.isReturnStatement(node) && node.expression) found = this.resolve(node.expression);
+      node.forEachChild(visit);
+    };
+    fn.body.forEachChild(visit);
+    return found;
+  }
+
+  resolveTypeNode(type: ts.TypeNode): ResolvedValue | undefined {
+    const ts = this.ts;
+    if (ts.isUnionTypeNode(type)) {
+      for (const member of type.types) {
+        const found = this.resolveTypeNode(member);
+        if (found) return found;
+      }
+      return undefined;
+    }
+    if (ts.isParenthesizedTypeNode(type)) return this.resolveTypeNode(type.type);
+    if (!ts.isTypeReferenceNode(type)) return undefined;
+    const name = type.typeName;
+    let exported: SdkImport | undefined;
+    if (ts.isIdentifier(name)) {
+      exported = this.imports.get(name.text);
+    } else if (ts.isIdentifier(name.left)) {
+      const ns = this.imports.get(name.left.text);
+      if (ns?.exported === '*') exported = { exported: name.right.text, module: ns.module, sdk: ns.sdk };
+    }
+    if (!exported && this.checker) {
+      const byChecker = this.kindOfType(this.checker.getTypeFromTypeNode(type));
+      if (byChecker) return byChecker;
+    }
+    if (!exported) return undefined;
+    switch (exported.exported) {
+      case 'McpServer':
+        return { kind: 'mcp-server', sdk: exported.sdk };
+      case 'Server':
+        return { kind: 'server', sdk: exported.sdk };
+      case 'RequestHandlerExtra':
+      case 'ServerContext':
+        return { kind: 'context', sdk: exported.sdk };
+      default:
+        return undefined;
+    }
+  }
+
+  /** Calls of a function declared in this file (by name) or, with a project index, anywhere. */
+  callsOf(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
+    let calls = this.callSites.get(fn);
+    if (calls) return calls;
+    calls = [];
+    const ts = this.ts;
+    const nameNode = functionNameNode(ts, fn);
+    if (nameNode) {
+      const visit = (node: ts.Node): void => {
+        if (ts.isCallExpression(node)) {
+          const callee = skipOuter(ts, node.expression);
+          if (ts.isIdentifier(callee) && callee.text === nameNode.text && resolveIdentifier(ts, callee)?.nameNode === nameNode) {
+            calls!.push(node);
+          } else if (ts.isPropertyAccessExpression(callee) && callee.name.text === nameNode.text && isMethodOfSameClass(ts, callee, fn)) {
+            calls!.push(node);
+          }
+        }
+        node.forEachChild(visit);
+      };
+      visit(this.sourceFile);
+    }
+    if (this.externalCallSites) {
+      for (const call of this.externalCallSites(fn)) if (!calls.includes(call)) calls.push(call);
+    }
+    this.callSites.set(fn, calls);
+    return calls;
+  }
+}
+
+function isRequireDeclaration(ts: TS, decl: LocalDecl): boolean {
+  const node = decl.declaration;
+  let declaration: ts.Node | undefined = node;
+  while (declaration && !ts.isVariableDeclaration(declaration)) declaration = declaration.parent;
+  return !!declaration && ts.isVariableDeclaration(declaration) && !!declaration.initializer && requiredModule(ts, declaration.initializer) !== undefined;
+}
+
+/** The identifier that names a function: its own name, or the variable / property it is assigned to. */
+export function functionNameNode(ts: TS, fn: ts.FunctionLikeDeclaration): ts.Identifier | undefined {
+  if ((ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn)) && fn.name) return fn.name;
+  if (ts.isMethodDeclaration(fn) && ts.isIdentifier(fn.name)) return fn.name;
+  const parent = fn.parent;
+  if (parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name;
+  if (parent && ts.isPropertyDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name;
+  return undefined;
+}
+
+/** `this.helper()` / `obj.helper()` where `helper` is a method of the class that declares `fn`. */
+function isMethodOfSameClass(ts: TS, callee: ts.PropertyAccessExpression, fn: ts.FunctionLikeDeclaration): boolean {
+  const owner = ts.isMethodDeclaration(fn) ? fn.parent : ts.isPropertyDeclaration(fn.parent) ? fn.parent.parent : undefined;
+  if (!owner || !ts.isClassLike(owner)) return false;
+  if (callee.expression.kind === ts.SyntaxKind.ThisKeyword) {
+    let cls: ts.Node | undefined = callee.parent;
+    while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+    return cls === owner;
+  }
+  return false;
+}
+
+function memberKind(owner: ResolvedValue, member: string): ResolvedValue | undefined {
+  if (owner.kind === 'mcp-server' && member === 'server') return { kind: 'server', sdk: owner.sdk };
+  if (owner.kind === 'context' && member === 'mcpReq') return { kind: 'mcp-req', sdk: owner.sdk };
+  if (owner.kind === 'context' && member === 'sendRequest') return { kind: 'send-request', sdk: owner.sdk };
+  return undefined;
+}

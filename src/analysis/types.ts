@@ -1,0 +1,143 @@
+import type * as ts from 'typescript';
+
+/** The TypeScript namespace in use: ESLint hands over `typescript`, the codemod ts-morph's bundled copy. */
+export type TS = typeof ts;
+
+export type SdkGeneration = 'v1' | 'v2';
+
+/** What a question asks the client for. */
+export type QuestionKind = 'elicitation' | 'sampling' | 'roots';
+
+export type SiteKind = QuestionKind | 'url-elicitation' | 'capability-guard';
+
+/** How the push-style call is spelled; stable, used for report counts and lint messages. */
+export type SiteApi =
+  | 'server.elicitInput'
+  | 'server.createMessage'
+  | 'server.listRoots'
+  | 'server.request'
+  | 'extra.sendRequest'
+  | 'ctx.mcpReq.elicitInput'
+  | 'ctx.mcpReq.requestSampling'
+  | 'ctx.mcpReq.send'
+  | 'UrlElicitationRequiredError'
+  | 'getClientCapabilities';
+
+/** The three methods whose handlers may answer `input_required`. */
+export type MrtrMethod = 'tools/call' | 'prompts/get' | 'resources/read';
+
+export type Registration =
+  | 'registerTool'
+  | 'tool'
+  | 'registerPrompt'
+  | 'prompt'
+  | 'registerResource'
+  | 'resource'
+  | 'setRequestHandler';
+
+/** A request handler registered on an MCP SDK server. */
+export interface Handler {
+  /** The callback: an arrow function, function expression or function declaration passed by name. */
+  fn: ts.FunctionLikeDeclaration;
+  registration: Registration;
+  registrationCall: ts.CallExpression;
+  /** `tools/call`, `prompts/get`, `resources/read`, or another method string (custom methods included). */
+  method: string;
+  /** Tool / prompt / resource name when written as a literal. */
+  name: string | undefined;
+  /** Index of the context (`extra` / `ctx`) parameter in the callback's signature. */
+  ctxParamIndex: number;
+  /** Index of the arguments parameter, when the callback receives arguments. */
+  argsParamIndex: number | undefined;
+  /** The expression the handler is registered on (`server`, `this.server`, `server.server`, ...). */
+  receiver: ts.Expression;
+  sdk: SdkGeneration;
+}
+
+/** Where a site sits relative to a live client request. */
+export type SiteContext =
+  | { type: 'handler'; handler: Handler }
+  | { type: 'helper'; helper: ts.FunctionLikeDeclaration; helperName: string; handlers: Handler[]; unreachableFrom: string[] }
+  | { type: 'no-request'; why: NoRequestWhy; detail: string };
+
+export type NoRequestWhy =
+  | 'startup'
+  | 'oninitialized'
+  | 'notification-handler'
+  | 'other-method'
+  | 'detached-task'
+  | 'fire-and-forget'
+  | 'unreachable-helper';
+
+/** Structural tags for the code around a site, from the site outwards to its function. */
+export type ControlFlowTag =
+  | 'straight-line'
+  | 'if'
+  | 'if-condition'
+  | 'try'
+  | 'catch'
+  | 'finally'
+  | 'switch-case'
+  | 'loop'
+  | 'conditional-expression'
+  | 'labeled'
+  | 'nested-callback'
+  | 'helper'
+  | 'parallel';
+
+/** A handler-local value defined before a question and read after it. */
+export interface LiveLocal {
+  name: string;
+  /** Printed type, when a checker is available. */
+  type: string | undefined;
+  /** Whether the value survives a JSON round trip unchanged. */
+  json: 'yes' | 'no' | 'unknown';
+  /** `carry`: travels in requestState; `rebuild`: its side-effect-free declaration is re-run on resume. */
+  how: 'carry' | 'rebuild';
+  /** Why it cannot travel (when json is not 'yes' and it is carried). */
+  why: string | undefined;
+  /** The handler parameter this local is, when it is a reassigned parameter. */
+  isParameter: boolean;
+  declaration: ts.Node;
+}
+
+export type RefusalReason =
+  | 'non-json-local'
+  | 'unknown-local-type'
+  | 'no-live-request'
+  | 'fire-and-forget'
+  | 'detached-task'
+  | 'handler-kind'
+  | 'loop'
+  | 'parallel'
+  | 'nested-callback'
+  | 'server-not-found'
+  | 'blocked-by-sibling'
+  | 'unsupported-construct';
+
+export type Verdict =
+  | { kind: 'migrate'; review: boolean; notes: string[] }
+  | { kind: 'refuse'; reason: RefusalReason; hint: string };
+
+export interface Site {
+  /** `path:line:column`, stable across runs on the same text. */
+  id: string;
+  file: string;
+  /** Offsets of the reported node (the call, the `new` expression, the capability read). */
+  start: number;
+  end: number;
+  line: number;
+  column: number;
+  kind: SiteKind;
+  api: SiteApi;
+  sdk: SdkGeneration;
+  node: ts.Node;
+  context: SiteContext;
+  controlFlow: ControlFlowTag[];
+  liveLocals: LiveLocal[];
+  /** Short descriptions of side-effecting code that runs before the question. */
+  sideEffectsBefore: string[];
+  /** Option names passed to the push call (`timeout`, `signal`, ...); `<expression>` when not a literal. */
+  callOptions: string[];
+  verdict: Verdict;
+}

@@ -1,0 +1,32 @@
+import type { Project, SourceFile, ts } from 'ts-morph';
+import type { ProjectIndex } from '../src/analysis/index.js';
+import type { Diagnostic, SiteReport } from '../src/report/model.js';
+
+/**
+ * A transform rewrites one source file of the in-memory ts-morph project. Transforms run in the
+ * order of the list in `transforms/index.ts`; each sees the previous ones' edits.
+ */
+export interface Transform {
+  id: string;
+  title: string;
+  apply(sourceFile: SourceFile, context: TransformContext): TransformResult;
+}
+
+export interface TransformContext {
+  project: Project;
+  /** ts-morph's TypeScript namespace: the analysis runs on the same compiler objects. */
+  ts: typeof ts;
+  /** Cross-file call index of the project's current program. */
+  projectIndex: ProjectIndex;
+  /** Working directory, for relative paths in reports. */
+  cwd: string;
+}
+
+export interface TransformResult {
+  changed: boolean;
+  diagnostics: Diagnostic[];
+  /** Sites found in the file, with what became of them (MRTR rewrite only). */
+  sites: SiteReport[];
+  /** Handlers already in the multi round-trip form. */
+  alreadyMigrated: { line: number; method: string; name: string | undefined }[];
+}
