@@ -207,7 +207,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (!flow.statement || !flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
   if (flow.embeddedBlocker) return refuse('unsupported-construct', `${flow.embeddedBlocker}; move the question into its own statement.`);
   const handler = context.handler;
-  if (isGenerator(ts, handler.fn)) return refuse('unsupported-construct', 'generator handlers are not rewritten.');
+  const shapeProblem = handlerShapeProblem(ts, handler, flow);
+  if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
   if (raw.api === 'extra.sendRequest' || raw.api === 'ctx.mcpReq.send' || raw.api === 'server.request') {
     if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params; write it inline.');
   }
@@ -217,13 +218,20 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (f.options.length > 0) {
     return refuse('unsupported-construct', `call options (${f.options.join(', ')}) are not carried over yet; MRTR rounds have no per-question timeout or signal.`);
   }
-  if (all.some(other => other.raw.kind === 'capability-guard' && other.context.type === 'handler' && other.context.handler === handler)) {
+  // The guard may sit in a helper the handler calls (`if (!canSample()) ...`): same problem.
+  if (all.some(other => other.raw.kind === 'capability-guard' &&
+      ((other.context.type === 'handler' && other.context.handler === handler) ||
+       (other.context.type === 'helper' && other.context.handlers.includes(handler))))) {
     return refuse('unsupported-construct', 'the handler guards on getClientCapabilities(), which is undefined on 2026-07-28 requests; guard rewriting is not supported yet.');
   }
   if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
     return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
   }
   const locals = f.live?.locals ?? [];
+  const unnameable = locals.find(l => l.typeProblem);
+  if (unnameable) {
+    return refuse('unsupported-construct', `\`${unnameable.name}\` is read after the question but ${unnameable.typeProblem}; move the type to module scope.`);
+  }
   const bad = locals.find(l => l.how === 'carry' && l.json === 'no');
   if (bad) {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
@@ -249,8 +257,31 @@ function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');
 }
 
-function isGenerator(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
-  return !!fn.asteriskToken;
+/** Handler shapes the rewrite does not produce code for (yet). */
+function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string | undefined {
+  const fn = handler.fn;
+  const file = fn.getSourceFile();
+  if (/\.(c|m)?jsx?$/.test(file.fileName)) return 'JavaScript files are not rewritten yet (the generated code carries type annotations); migrate by hand or convert the file to TypeScript.';
+  if (!file.statements.some(s => ts.isImportDeclaration(s))) return 'CommonJS modules are not rewritten yet; the rewrite adds ES imports.';
+  if (fn.asteriskToken) return 'generator handlers are not rewritten.';
+  if (!fn.body || !ts.isBlock(fn.body)) return 'the handler is an arrow function with an expression body; give it a block body.';
+  if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword)) return 'the handler is not async; the rewrite needs to await the state codec.';
+  const ctxParam = fn.parameters[handler.ctxParamIndex];
+  if (ctxParam && !ts.isIdentifier(ctxParam.name)) return 'the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).';
+  if (handler.registration !== 'setRequestHandler' && handler.name === undefined) {
+    return 'the tool / prompt / resource name is not a string literal; the state binding needs it.';
+  }
+  if (handler.registration === 'setRequestHandler') {
+    const request = fn.parameters[0];
+    if (request && !ts.isIdentifier(request.name)) return 'the handler destructures its request parameter; name it (e.g. `request`) so the state can be bound to the call.';
+  }
+  for (let node: ts.Node | undefined = flow.statement; node && node !== fn; node = node.parent) {
+    const parent = node.parent;
+    if (parent && ts.isTryStatement(parent) && parent.tryBlock === node && parent.finallyBlock) {
+      return 'the question is inside a try block that has a finally clause; rewriting try/finally is not supported yet.';
+    }
+  }
+  return undefined;
 }
 
 /** Form mode is the default; URL mode must be ruled out from the literal or the checker. */

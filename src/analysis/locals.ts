@@ -61,9 +61,11 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   // A rebuilt declaration needs what it refers to; carry or rebuild those too.
   const how = new Map<LocalDecl, 'carry' | 'rebuild'>();
   const pending = [...live];
+  // `x = await ask()`: that write gives x the answer, it does not run before the question.
+  const answerTarget = answerAssignmentTarget(ts, statement, awaited);
   while (pending.length > 0) {
     const decl = pending.pop()!;
-    const mode = rebuildable(ts, decl, references, awaited.pos) ? 'rebuild' : 'carry';
+    const mode = rebuildable(ts, decl, references, awaited.pos, answerTarget) ? 'rebuild' : 'carry';
     how.set(decl, mode);
     if (mode !== 'rebuild') continue;
     forEachValueIdentifier(ts, rebuildSource(ts, decl), id => {
@@ -79,7 +81,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   const decls = new Map<LiveLocal, LocalDecl>();
   for (const decl of [...live].sort((a, b) => a.nameNode.pos - b.nameNode.pos)) {
     const mode = how.get(decl)!;
-    const { type, jsonness } = describe(input, decl);
+    const { type, jsonness, typeProblem, typeImports } = describe(input, decl);
     const local: LiveLocal = {
       name: decl.name,
       type,
@@ -88,6 +90,8 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
       why: mode === 'carry' && jsonness.json !== 'yes' ? jsonness.why : undefined,
       isParameter: decl.kind === 'parameter',
       declaration: decl.declaration,
+      typeProblem: mode === 'carry' ? typeProblem : undefined,
+      typeImports: mode === 'carry' ? typeImports : [],
     };
     locals.push(local);
     decls.set(local, decl);
@@ -153,9 +157,9 @@ function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, Re
  * and never-reassigned variables initialised with function values, literals or pure expressions of
  * such, and declarations without initializer that are assigned only after the question.
  */
-function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>, questionAt: number): boolean {
+function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>, questionAt: number, answerTarget: ts.Identifier | undefined): boolean {
   const writes = references.get(decl)?.writes ?? 0;
-  const writtenBefore = (references.get(decl)?.writeAt ?? []).some(at => at < questionAt);
+  const writtenBefore = (references.get(decl)?.writeAt ?? []).some(at => at < questionAt && at !== answerTarget?.pos);
   if (decl.kind === 'function') return true;
   if (decl.kind === 'class') {
     const cls = decl.declaration as ts.ClassDeclaration;
@@ -168,6 +172,18 @@ function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCoun
   if (!declaration.initializer) return !writtenBefore;
   if (writes > 0) return false;
   return isRebuildableValue(ts, declaration.initializer);
+}
+
+/** The identifier in `x = await ask(...)`, the question's own statement. */
+function answerAssignmentTarget(ts: TS, statement: ts.Statement, awaited: ts.Expression): ts.Identifier | undefined {
+  if (!ts.isExpressionStatement(statement)) return undefined;
+  let e = statement.expression;
+  while (ts.isParenthesizedExpression(e)) e = e.expression;
+  if (!ts.isBinaryExpression(e) || e.operatorToken.kind !== ts.SyntaxKind.EqualsToken) return undefined;
+  let right = e.right;
+  while (ts.isParenthesizedExpression(right)) right = right.expression;
+  const left = skipOuter(ts, e.left);
+  return right === awaited && ts.isIdentifier(left) ? left : undefined;
 }
 
 /** Values that are the same each time they are computed and that nothing can mutate unnoticed. */
@@ -191,27 +207,80 @@ function rebuildSource(ts: TS, decl: LocalDecl): ts.Node {
   return ts.isVariableDeclaration(decl.declaration) ? (decl.declaration.initializer ?? decl.declaration) : decl.declaration;
 }
 
-function describe(input: LiveLocalsInput, decl: LocalDecl): { type: string | undefined; jsonness: Jsonness } {
+interface Description {
+  type: string | undefined;
+  jsonness: Jsonness;
+  typeProblem?: string | undefined;
+  typeImports: string[];
+}
+
+function describe(input: LiveLocalsInput, decl: LocalDecl): Description {
   const { ts, checker } = input;
   const declaration = decl.declaration;
   const init = ts.isVariableDeclaration(declaration) && ts.isIdentifier(declaration.name) ? declaration.initializer : undefined;
   const answer = init && answerKind(ts, init, input.questionOf);
-  if (answer) return { type: ANSWER_TYPES[answer], jsonness: { json: 'yes' } };
-  if (decl.kind === 'function' || decl.kind === 'class') return { type: undefined, jsonness: { json: 'no', why: `${decl.kind} values cannot travel as JSON` } };
-  if (checker) {
-    const symbol = checker.getSymbolAtLocation(decl.nameNode);
-    if (symbol) {
-      const type = checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode);
-      const printed = checker.typeToString(type, input.fn, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
-      const errorType = (type.flags & ts.TypeFlags.Any) !== 0 && printed === 'any' && init !== undefined;
-      if (!errorType || !init) return { type: printed, jsonness: jsonnessOfType(ts, checker, type) };
-      // `any` from an unresolved import: fall back to the initializer's shape.
-      const syntactic = jsonnessOfInitializer(ts, init, e => answerKind(ts, e, input.questionOf) !== undefined);
-      return { type: syntactic.json === 'yes' ? undefined : printed, jsonness: syntactic };
-    }
+  if (answer) return { type: ANSWER_TYPES[answer], jsonness: { json: 'yes' }, typeImports: [ANSWER_TYPES[answer]] };
+  if (decl.kind === 'function' || decl.kind === 'class') {
+    return { type: undefined, jsonness: { json: 'no', why: `${decl.kind} values cannot travel as JSON` }, typeImports: [] };
   }
-  return { type: undefined, jsonness: jsonnessOfInitializer(ts, init, e => answerKind(ts, e, input.questionOf) !== undefined) };
+  const syntactic = (): Description => {
+    const jsonness = jsonnessOfInitializer(ts, init, e => answerKind(ts, e, input.questionOf) !== undefined);
+    return { type: jsonness.json === 'yes' ? syntacticType(ts, init) : undefined, jsonness, typeImports: [] };
+  };
+  if (!checker) return syntactic();
+  const symbol = checker.getSymbolAtLocation(decl.nameNode);
+  if (!symbol) return syntactic();
+  const type = checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode);
+  // `any` from an unresolved import: fall back to the initializer's shape.
+  if (type.flags & ts.TypeFlags.Any && init) return syntactic();
+  const sourceFile = input.fn.getSourceFile();
+  const printed = checker.typeToString(type, sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
+  const { problem, imports } = typeNameability(ts, checker, type, sourceFile);
+  return { type: printed, jsonness: jsonnessOfType(ts, checker, type), typeProblem: problem, typeImports: imports };
 }
+
+/** A type from the shape of a JSON initializer, for code analysed without a checker. */
+function syntacticType(ts: TS, init: ts.Expression | undefined): string | undefined {
+  const e = init && skipOuter(ts, init);
+  if (!e) return undefined;
+  if (ts.isStringLiteralLike(e) || ts.isTemplateExpression(e)) return 'string';
+  if (ts.isNumericLiteral(e)) return 'number';
+  if (e.kind === ts.SyntaxKind.TrueKeyword || e.kind === ts.SyntaxKind.FalseKeyword) return 'boolean';
+  return undefined;
+}
+
+/**
+ * The state type is declared at module scope, so every named type in a carried local's type must
+ * be visible there: declared at top level, imported, global, or exported by the SDK (imported then).
+ */
+function typeNameability(ts: TS, checker: ts.TypeChecker, type: ts.Type, sourceFile: ts.SourceFile): { problem: string | undefined; imports: string[] } {
+  const node = checker.typeToTypeNode(type, sourceFile, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.UseAliasDefinedOutsideCurrentScope);
+  if (!node) return { problem: undefined, imports: [] };
+  const inScope = new Set(checker.getSymbolsInScope(sourceFile, ts.SymbolFlags.Type | ts.SymbolFlags.Namespace | ts.SymbolFlags.Alias).map(s => s.getName()));
+  const names = new Set<string>();
+  const visit = (n: ts.Node): void => {
+    if (ts.isTypeReferenceNode(n)) {
+      let name: ts.EntityName = n.typeName;
+      while (ts.isQualifiedName(name)) name = name.left;
+      names.add(name.text);
+    }
+    n.forEachChild(visit);
+  };
+  visit(node);
+  const imports: string[] = [];
+  for (const name of names) {
+    if (inScope.has(name)) continue;
+    if (SDK_TYPE_NAMES.has(name)) {
+      imports.push(name);
+      continue;
+    }
+    return { problem: `its type uses \`${name}\`, which is not visible at module scope (declared inside a function?)`, imports: [] };
+  }
+  return { problem: undefined, imports };
+}
+
+/** SDK types a carried local may have that the rewrite can import from @modelcontextprotocol/server. */
+const SDK_TYPE_NAMES = new Set(['ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult', 'Root', 'CallToolResult', 'GetPromptResult', 'ReadResourceResult', 'ContentBlock', 'TextContent']);
 
 function answerKind(ts: TS, init: ts.Expression, questionOf: (e: ts.Expression) => QuestionKind | undefined): QuestionKind | undefined {
   const e = skipOuter(ts, init);

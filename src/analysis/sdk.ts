@@ -270,7 +270,10 @@ export class SdkResolver {
     if (sendRequest && t.getProperty('signal') && declaredIn(sendRequest) === 'v1') return { kind: 'context', sdk: 'v1' };
     if (mcpReq && declaredIn(mcpReq)) return { kind: 'context', sdk: 'v2' };
     if (requestSampling && elicitInput && declaredIn(requestSampling)) return { kind: 'mcp-req', sdk: 'v2' };
-    if (t.getCallSignatures().length > 0 && symbol && symbol.name === 'sendRequest' && declaredIn(symbol)) {
+    // `const { sendRequest } = extra`: the value's type is the anonymous function type written on the
+    // SDK's `sendRequest` property, so the type's own symbol is `__type`; name it by that property.
+    if (t.getCallSignatures().length > 0 && symbol && declaredIn(symbol) &&
+        (symbol.name === 'sendRequest' || declaringPropertyName(this.ts, symbol) === 'sendRequest')) {
       return { kind: 'send-request', sdk: 'v1' };
     }
     return undefined;
@@ -533,5 +536,12 @@ function memberKind(owner: ResolvedValue, member: string): ResolvedValue | undef
   if (owner.kind === 'mcp-server' && member === 'server') return { kind: 'server', sdk: owner.sdk };
   if (owner.kind === 'context' && member === 'mcpReq') return { kind: 'mcp-req', sdk: owner.sdk };
   if (owner.kind === 'context' && member === 'sendRequest') return { kind: 'send-request', sdk: owner.sdk };
+  return undefined;
+}
+
+/** For a function type written on a property (`sendRequest: <U>(...) => ...`), that property's name. */
+function declaringPropertyName(ts: TS, symbol: ts.Symbol): string | undefined {
+  const parent = symbol.declarations?.[0]?.parent;
+  if (parent && (ts.isPropertySignature(parent) || ts.isPropertyDeclaration(parent)) && ts.isIdentifier(parent.name)) return parent.name.text;
   return undefined;
 }

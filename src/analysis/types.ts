@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 
 /** The TypeScript namespace in use: ESLint hands over `typescript`, the codemod ts-morph's bundled copy. */
-export type TS = typeof ts;
+export type TS = Omit<typeof ts, 'default'>;
 
 export type SdkGeneration = 'v1' | 'v2';
 
@@ -99,6 +99,10 @@ export interface LiveLocal {
   /** The handler parameter this local is, when it is a reassigned parameter. */
   isParameter: boolean;
   declaration: ts.Node;
+  /** Why its type cannot be written at module scope (declared inside a function), if so. */
+  typeProblem: string | undefined;
+  /** SDK type names the printed type uses that the file does not import yet. */
+  typeImports: string[];
 }
 
 export type RefusalReason =

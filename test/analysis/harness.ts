@@ -1,0 +1,74 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { analyzeFile, type FileAnalysis } from '../../src/analysis/index.js';
+
+/** Shared plumbing for the analysis tests: the fixture files, one typed program over them, and both analysis modes. */
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const FIXTURES = join(ROOT, 'fixtures/analysis');
+
+const SOURCE_EXTENSIONS = /\.(ts|mts|cts|js|mjs|cjs)$/;
+
+export function fixtureFiles(dir = FIXTURES): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...fixtureFiles(path));
+    else if (SOURCE_EXTENSIONS.test(entry.name) && !entry.name.endsWith('.d.ts')) files.push(path);
+  }
+  return files.sort();
+}
+
+export const isJavaScript = (file: string): boolean => /\.(js|mjs|cjs)$/.test(file);
+
+/** Strict options resolving the installed SDK declarations from the package's node_modules. */
+export const PROGRAM_OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  target: ts.ScriptTarget.ES2022,
+  lib: ['lib.es2023.d.ts'],
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  types: ['node'],
+  allowJs: false,
+  checkJs: false,
+  skipLibCheck: true,
+  esModuleInterop: true,
+  noEmit: true,
+};
+
+export function createFixtureProgram(files: string[]): ts.Program {
+  return ts.createProgram({ rootNames: files, options: PROGRAM_OPTIONS });
+}
+
+export function analyzeUntyped(file: string, text = readFileSync(file, 'utf8')): FileAnalysis {
+  const kind = file.endsWith('.js') || file.endsWith('.mjs') || file.endsWith('.cjs') ? ts.ScriptKind.JS : ts.ScriptKind.TS;
+  const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind);
+  return analyzeFile({ ts, sourceFile });
+}
+
+/** Typed analysis; files the program does not hold (JavaScript, since allowJs is off) have no checker. */
+export function analyzeTyped(program: ts.Program, file: string): FileAnalysis {
+  const sourceFile = program.getSourceFile(file);
+  if (!sourceFile) return analyzeUntyped(file);
+  return analyzeFile({ ts, sourceFile, program });
+}
+
+/** A one-file program over in-memory source, for unit tests that need a checker. */
+export function analyzeSnippet(text: string, options: { typed: boolean; fileName?: string }): FileAnalysis {
+  const fileName = join(FIXTURES, options.fileName ?? '__snippet__.ts');
+  if (!options.typed) return analyzeUntyped(fileName, text);
+  const host = ts.createCompilerHost(PROGRAM_OPTIONS, true);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, languageVersion, onError, shouldCreate) =>
+    name === fileName ? ts.createSourceFile(name, text, languageVersion, true) : getSourceFile(name, languageVersion, onError, shouldCreate);
+  const fileExists = host.fileExists.bind(host);
+  host.fileExists = name => name === fileName || fileExists(name);
+  const readFile = host.readFile.bind(host);
+  host.readFile = name => (name === fileName ? text : readFile(name));
+  const program = ts.createProgram({ rootNames: [fileName], options: PROGRAM_OPTIONS, host });
+  return analyzeFile({ ts, sourceFile: program.getSourceFile(fileName)!, program });
+}
+
+export { ts };

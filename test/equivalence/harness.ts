@@ -1,0 +1,449 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, InMemoryTransport, McpServer, Server } from '@modelcontextprotocol/server';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server as V1Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * The equivalence harness: runs one scripted client session against a fixture server module and
+ * records what the client saw, so a migrated module can be compared with its legacy original.
+ *
+ *   runLegacy  the original push-style module on the era it was written for (v1 client + v1
+ *              InMemoryTransport for v1 modules, default 2025-era v2 client otherwise)
+ *   runModern  a migrated module on the 2026-07-28 era: per-request servers behind createMcpHandler
+ *   runShim    a migrated module on the 2025 era, where the SDK's legacy shim turns
+ *              `inputRequired(...)` returns into real server-to-client requests
+ *
+ * Everything in a transcript is compared exactly; the few things that legitimately differ between
+ * eras are removed by the normalisers below, each with the evidence for why it is not behaviour.
+ */
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const FIXTURES = join(ROOT, 'fixtures');
+
+export type CallMethod = 'tools/call' | 'prompts/get' | 'resources/read';
+export type QuestionMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+const CALL_METHODS: readonly string[] = ['tools/call', 'prompts/get', 'resources/read'];
+const QUESTION_METHODS: readonly string[] = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
+
+/** What the scripted client answers to one question, in the order the questions arrive. */
+export interface ScriptedAnswer {
+  method: QuestionMethod;
+  result: Record<string, unknown>;
+}
+
+export interface ScriptedCall {
+  method: CallMethod;
+  params: Record<string, unknown>;
+  answers: ScriptedAnswer[];
+}
+
+/** fixtures/<case>/scenario.json */
+export interface Scenario {
+  description: string;
+  client: { capabilities: Record<string, unknown> };
+  calls: ScriptedCall[];
+}
+
+/** A question the server asked, as the client's request handler received it (normalised). */
+export interface Question {
+  method: string;
+  params?: unknown;
+}
+
+/** How one call ended: a result (without `_meta`) or a JSON-RPC (or client-side) error. */
+export type CallOutcome = { result: unknown } | { error: { code: unknown; message: string } };
+
+export interface Transcript {
+  /** Per call, the questions in the order they reached the client. */
+  questions: Question[][];
+  /** Per call, the outcome. */
+  results: CallOutcome[];
+  /** Per call, how much each counter in the module's `effects` moved during that call. */
+  effects: Record<string, number>[];
+  /** Per call, how the script was consumed: questions nobody scripted, answers nobody asked for. */
+  script: { unexpected: Question[]; unused: ScriptedAnswer[] }[];
+}
+
+/** What a runnable fixture module exports (input.ts, output.ts, a reference output). */
+export interface FixtureModule {
+  createServer: () => unknown;
+  effects: Record<string, number>;
+}
+
+export interface FixtureCase {
+  name: string;
+  dir: string;
+  input: string;
+  /** fixtures/<case>/output.ts, when the rewrite has produced it. */
+  output: string | undefined;
+  scenario: Scenario;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/** Every fixtures/<case>/ that has a scenario.json, sorted by name. */
+export function runnableCases(root = FIXTURES): FixtureCase[] {
+  return readdirSync(root, { withFileTypes: true })
+    .filter(entry => entry.isDirectory() && existsSync(join(root, entry.name, 'scenario.json')))
+    .map(entry => entry.name)
+    .sort()
+    .map(name => loadCase(join(root, name)));
+}
+
+export function loadCase(dir: string): FixtureCase {
+  const name = dir.split(/[\\/]/).pop()!;
+  const input = join(dir, 'input.ts');
+  if (!existsSync(input)) throw new Error(`${dir}: has scenario.json but no input.ts`);
+  const output = join(dir, 'output.ts');
+  return { name, dir, input, output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
+}
+
+export function loadScenario(file: string): Scenario {
+  const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const fail = (what: string): never => {
+    throw new Error(`${file}: ${what} (see fixtures/README.md for the scenario format)`);
+  };
+  if (!isRecord(raw)) return fail('not a JSON object');
+  if (typeof raw.description !== 'string' || raw.description.length === 0) fail('"description" must be a non-empty string');
+  if (!isRecord(raw.client) || !isRecord(raw.client.capabilities)) fail('"client.capabilities" must be an object');
+  if (!Array.isArray(raw.calls) || raw.calls.length === 0) fail('"calls" must be a non-empty array');
+  (raw.calls as unknown[]).forEach((call, i) => {
+    if (!isRecord(call)) return fail(`calls[${i}] is not an object`);
+    if (typeof call.method !== 'string' || !CALL_METHODS.includes(call.method)) fail(`calls[${i}].method must be one of ${CALL_METHODS.join(', ')}`);
+    if (!isRecord(call.params)) fail(`calls[${i}].params must be an object`);
+    if (!Array.isArray(call.answers)) fail(`calls[${i}].answers must be an array (empty when no question is expected)`);
+    (call.answers as unknown[]).forEach((answer, j) => {
+      if (!isRecord(answer) || typeof answer.method !== 'string' || !QUESTION_METHODS.includes(answer.method) || !isRecord(answer.result)) {
+        fail(`calls[${i}].answers[${j}] must be { "method": ${QUESTION_METHODS.join(' | ')}, "result": {...} }`);
+      }
+    });
+    return undefined;
+  });
+  return raw as unknown as Scenario;
+}
+
+/** Imports a fixture module (vitest transpiles the .ts) and checks it has the runnable exports. */
+export async function loadFixtureModule(file: string): Promise<FixtureModule> {
+  const mod = (await import(pathToFileURL(file).href)) as Partial<FixtureModule>;
+  if (typeof mod.createServer !== 'function') throw new Error(`${file}: must export createServer()`);
+  if (!isRecord(mod.effects) || Object.values(mod.effects).some(v => typeof v !== 'number')) {
+    throw new Error(`${file}: must export \`effects\`, an object of numeric counters`);
+  }
+  return mod as FixtureModule;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scripted client's brain, shared by every runner
+
+const UNEXPECTED_MESSAGE = 'unexpected question: the scenario scripts no answer for it';
+
+/**
+ * Hands out the scripted answers of the current call. A question that does not match the next
+ * scripted answer is recorded as unexpected and refused (`cancel` for an elicitation, an error for
+ * sampling and roots) without consuming the script, so the difference shows in the transcript.
+ */
+class Script {
+  private answers: ScriptedAnswer[] = [];
+  private questions: Question[] = [];
+  private unexpected: Question[] = [];
+
+  constructor(private readonly normaliseQuestion: (method: string, params: unknown) => Question) {}
+
+  startCall(answers: ScriptedAnswer[]): void {
+    this.answers = [...answers];
+    this.questions = [];
+    this.unexpected = [];
+  }
+
+  /** Returns the scripted result, or throws for sampling/roots questions nobody scripted. */
+  answer(method: QuestionMethod, params: unknown): Record<string, unknown> {
+    const question = this.normaliseQuestion(method, params);
+    this.questions.push(question);
+    const next = this.answers[0];
+    if (next && next.method === method) {
+      this.answers.shift();
+      return structuredClone(next.result);
+    }
+    this.unexpected.push(question);
+    if (method === 'elicitation/create') return { action: 'cancel' };
+    throw new Error(UNEXPECTED_MESSAGE);
+  }
+
+  endCall(): { questions: Question[]; unexpected: Question[]; unused: ScriptedAnswer[] } {
+    return { questions: this.questions, unexpected: this.unexpected, unused: this.answers };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalisation: only what legitimately differs between eras and SDK majors
+
+/**
+ * A question's params as the client's handler received them, minus what the transport adds.
+ *
+ * - `_meta.progressToken`: the legacy shim sends each embedded request with `onprogress` set
+ *   (it uses `resetTimeoutOnProgress` for its long human-paced legs, see
+ *   LegacyInputRequiredShim in @modelcontextprotocol/server), so the protocol layer stamps
+ *   `_meta: { progressToken: <n> }` onto the params. Observed: shim `{"_meta":{"progressToken":0},
+ *   "mode":"form",...}` against push `{"mode":"form",...}` and modern `{"mode":"form",...}`. It is a
+ *   transport correlation id, like a JSON-RPC id, not content the server chose. Any other `_meta`
+ *   key is kept and compared.
+ * - `roots/list` params: the push call sends no params at all, the shim sends `{ _meta }` only; once
+ *   the progress token is gone, an empty params object on roots/list (whose params carry nothing
+ *   but `_meta` by spec) is the same as none.
+ *
+ * Deliberately NOT normalised: elicitation `mode`. Push `elicitInput` (v1 and v2) adds
+ * `mode: 'form'` and so does `inputRequired.elicit`, but a raw v1 `extra.sendRequest({ method:
+ * 'elicitation/create', params })` sends params as written; fixtures write `mode: 'form'` there.
+ */
+export function normaliseQuestion(method: string, params: unknown): Question {
+  if (params === undefined) return { method };
+  const copy = jsonClone(params);
+  if (isRecord(copy) && isRecord(copy._meta)) {
+    delete copy._meta.progressToken;
+    if (Object.keys(copy._meta).length === 0) delete copy._meta;
+  }
+  if (method === 'roots/list' && isRecord(copy) && Object.keys(copy).length === 0) return { method };
+  return { method, params: copy };
+}
+
+/**
+ * A call result minus what the era stamps on it.
+ *
+ * - `_meta`: every 2026-era response carries `_meta['io.modelcontextprotocol/serverInfo']` (server
+ *   identity moved there from the discover result); 2025-era results carry none. Observed on every
+ *   modern result. The whole top-level `_meta` is dropped, as the contract says: fixtures never
+ *   author result `_meta`.
+ * - `ttlMs: 0` / `cacheScope: 'private'` (modern runner only, only these default values): the
+ *   2026-07-28 revision requires cache fields on cacheable results and the SDK fills in the most
+ *   conservative defaults; 2025-era results never carry them. Observed on `resources/read` results.
+ *
+ * Everything is JSON round-tripped: it is what travels on the wire, and `undefined` members vanish.
+ */
+export function normaliseResult(result: unknown, era: 'legacy' | 'modern'): unknown {
+  const copy = jsonClone(result);
+  if (!isRecord(copy)) return copy;
+  delete copy._meta;
+  if (era === 'modern') {
+    if (copy.ttlMs === 0) delete copy.ttlMs;
+    if (copy.cacheScope === 'private') delete copy.cacheScope;
+  }
+  return copy;
+}
+
+/**
+ * A failed call as `{ code, message }`. v1's `McpError` bakes the code into its message
+ * (`MCP error -32603: boom`), v2's `ProtocolError` does not (`boom`); the code is compared on its
+ * own, so the prefix is dropped. Client-side failures (e.g. an `SdkError` from the modern driver)
+ * keep their own code, so they never compare equal to a server's JSON-RPC error by accident.
+ */
+export function normaliseError(error: unknown): { code: unknown; message: string } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code ?? null;
+    return { code, message: error.message.replace(/^MCP error -?\d+: /, '') };
+  }
+  return { code: null, message: String(error) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runners
+
+/**
+ * The client half every runner shares: a way to register handlers for the declared question
+ * kinds and to issue the three call methods. v1 and v2 clients differ only in these.
+ */
+interface SessionClient {
+  call(method: CallMethod, params: Record<string, unknown>): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+const CLIENT_INFO = { name: 'mrtr-equivalence-client', version: '1.0.0' };
+
+/** Which question kinds the client may answer: the v1 and v2 clients refuse handlers for undeclared ones. */
+function declaredKinds(capabilities: Record<string, unknown>): QuestionMethod[] {
+  const kinds: QuestionMethod[] = [];
+  if (capabilities.elicitation !== undefined) kinds.push('elicitation/create');
+  if (capabilities.sampling !== undefined) kinds.push('sampling/createMessage');
+  if (capabilities.roots !== undefined) kinds.push('roots/list');
+  return kinds;
+}
+
+function v2Client(scenario: Scenario, script: Script, modern: boolean): Client {
+  const client = new Client(CLIENT_INFO, {
+    capabilities: scenario.client.capabilities,
+    ...(modern ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {}),
+  });
+  for (const kind of declaredKinds(scenario.client.capabilities)) {
+    // The result types differ per method; the script holds JSON the scenario author wrote for it.
+    client.setRequestHandler(kind, async request => script.answer(kind, request.params) as never);
+  }
+  return client;
+}
+
+function v2Session(client: Client): SessionClient {
+  return {
+    call(method, params) {
+      switch (method) {
+        case 'tools/call':
+          return client.callTool(params as Parameters<Client['callTool']>[0]);
+        case 'prompts/get':
+          return client.getPrompt(params as Parameters<Client['getPrompt']>[0]);
+        case 'resources/read':
+          return client.readResource(params as Parameters<Client['readResource']>[0]);
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+async function v1Session(server: V1McpServer | V1Server, scenario: Scenario, script: Script): Promise<SessionClient> {
+  const client = new V1Client(CLIENT_INFO, { capabilities: scenario.client.capabilities });
+  const schemas = {
+    'elicitation/create': ElicitRequestSchema,
+    'sampling/createMessage': CreateMessageRequestSchema,
+    'roots/list': ListRootsRequestSchema,
+  } as const;
+  for (const kind of declaredKinds(scenario.client.capabilities)) {
+    client.setRequestHandler(schemas[kind] as typeof ElicitRequestSchema, async request => script.answer(kind, request.params) as never);
+  }
+  const [clientTransport, serverTransport] = V1InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  return {
+    call(method, params) {
+      switch (method) {
+        case 'tools/call':
+          return client.callTool(params as Parameters<V1Client['callTool']>[0]);
+        case 'prompts/get':
+          return client.getPrompt(params as Parameters<V1Client['getPrompt']>[0]);
+        case 'resources/read':
+          return client.readResource(params as Parameters<V1Client['readResource']>[0]);
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+async function v2InMemorySession(server: McpServer | Server, scenario: Scenario, script: Script): Promise<SessionClient> {
+  const client = v2Client(scenario, script, false);
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  await client.connect(clientTransport);
+  return v2Session(client);
+}
+
+async function play(session: SessionClient, module: FixtureModule, scenario: Scenario, script: Script, era: 'legacy' | 'modern'): Promise<Transcript> {
+  const transcript: Transcript = { questions: [], results: [], effects: [], script: [] };
+  try {
+    for (const call of scenario.calls) {
+      const before = { ...module.effects };
+      script.startCall(call.answers);
+      let outcome: CallOutcome;
+      try {
+        outcome = { result: normaliseResult(await session.call(call.method, structuredClone(call.params)), era) };
+      } catch (error) {
+        outcome = { error: normaliseError(error) };
+      }
+      const { questions, unexpected, unused } = script.endCall();
+      transcript.questions.push(questions);
+      transcript.results.push(outcome);
+      transcript.effects.push(effectDelta(before, module.effects));
+      transcript.script.push({ unexpected, unused });
+    }
+  } finally {
+    await session.close();
+  }
+  return transcript;
+}
+
+function effectDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)]).values()) {
+    delta[key] = (after[key] ?? 0) - (before[key] ?? 0);
+  }
+  return delta;
+}
+
+/** The original push-style module on the era it was written for. */
+export async function runLegacy(file: string, scenario: Scenario): Promise<Transcript> {
+  const module = await loadFixtureModule(file);
+  const script = new Script(normaliseQuestion);
+  const server = module.createServer();
+  if (server instanceof V1McpServer || server instanceof V1Server) {
+    return play(await v1Session(server, scenario, script), module, scenario, script, 'legacy');
+  }
+  if (server instanceof McpServer || server instanceof Server) {
+    return play(await v2InMemorySession(server, scenario, script), module, scenario, script, 'legacy');
+  }
+  throw new Error(`${file}: createServer() must return an McpServer or Server from @modelcontextprotocol/server or @modelcontextprotocol/sdk`);
+}
+
+/** A migrated module on the 2026-07-28 era: a fresh server per HTTP request, in process. */
+export async function runModern(file: string, scenario: Scenario): Promise<Transcript> {
+  const module = await loadFixtureModule(file);
+  const script = new Script(normaliseQuestion);
+  const handler = createMcpHandler(() => {
+    const server = module.createServer();
+    if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+    return server;
+  });
+  const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+    fetch: (url, init) => handler.fetch(new Request(url, init)),
+  });
+  const client = v2Client(scenario, script, true);
+  await client.connect(transport);
+  try {
+    return await play(v2Session(client), module, scenario, script, 'modern');
+  } finally {
+    await handler.close();
+  }
+}
+
+/** A migrated module on the 2025 era: the SDK's legacy shim fulfils `inputRequired` returns. */
+export async function runShim(file: string, scenario: Scenario): Promise<Transcript> {
+  const module = await loadFixtureModule(file);
+  const script = new Script(normaliseQuestion);
+  const server = module.createServer();
+  if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+  return play(await v2InMemorySession(server, scenario, script), module, scenario, script, 'legacy');
+}
+
+function notV2(file: string): Error {
+  return new Error(`${file}: a migrated module's createServer() must return an McpServer or Server from @modelcontextprotocol/server`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading transcripts
+
+/** The part of a transcript that must be identical across eras. */
+export function comparable(transcript: Transcript): Pick<Transcript, 'questions' | 'results' | 'effects'> {
+  return { questions: transcript.questions, results: transcript.results, effects: transcript.effects };
+}
+
+/** Problems with how a run consumed its script, one line each; empty when it was consumed exactly. */
+export function scriptProblems(transcript: Transcript, scenario: Scenario): string[] {
+  const problems: string[] = [];
+  transcript.script.forEach(({ unexpected, unused }, i) => {
+    const call = scenario.calls[i]!;
+    const label = `call ${i + 1} (${call.method} ${JSON.stringify(call.params.name ?? call.params.uri)})`;
+    for (const question of unexpected) problems.push(`${label}: unexpected question ${JSON.stringify(question)}`);
+    if (unused.length > 0) problems.push(`${label}: ${unused.length} scripted answer(s) never asked for, next: ${unused[0]!.method}`);
+  });
+  return problems;
+}
+
+function isRecord(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function jsonClone(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}

@@ -1,0 +1,160 @@
+import path from 'node:path';
+import type * as ts from 'typescript';
+import { analyzeFile, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
+import { statementOf } from '../../src/analysis/flow.js';
+import type { TS } from '../../src/analysis/types.js';
+import type { SiteReport } from '../../src/report/model.js';
+import type { Transform, TransformContext, TransformResult } from '../types.js';
+import { moduleSupportEdits } from './moduleSupport.js';
+import { rewriteHandler, type HandlerRewrite, type ModuleNames } from './rewriteHandler.js';
+import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
+
+/**
+ * The MRTR rewrite of one file: analyse, then edit. Handlers whose sites all migrate are rewritten
+ * whole; every refused site gets a marker comment with its reason and is otherwise left as it was.
+ */
+export const mrtrTransform: Transform = {
+  id: 'mrtr',
+  title: 'Push-style questions to multi round-trip requests',
+  apply(sourceFile, context) {
+    const ts = context.ts as unknown as TS;
+    const program = context.project.getProgram().compilerObject as unknown as ts.Program;
+    const compiled = program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
+    const analysis = analyzeFile({
+      ts,
+      sourceFile: compiled,
+      program,
+      externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
+    });
+    const result = rewriteFile(ts, compiled, analysis, context.cwd);
+    if (result.text !== undefined && result.text !== compiled.text) sourceFile.replaceWithText(result.text);
+    return {
+      changed: result.text !== undefined && result.text !== compiled.text,
+      diagnostics: [],
+      sites: result.sites,
+      alreadyMigrated: result.alreadyMigrated,
+    };
+  },
+};
+
+export interface FileRewrite {
+  /** The new text, or undefined when nothing changed. */
+  text: string | undefined;
+  sites: SiteReport[];
+  alreadyMigrated: TransformResult['alreadyMigrated'];
+}
+
+/** The per-file rewrite on plain TypeScript objects (shared by the CLI transform and the jscodeshift adapter). */
+export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): FileRewrite {
+  const text = sourceFile.text;
+  const newline = newlineOf(text);
+  const unit = indentUnit(text);
+  const literals = literalRanges(ts, sourceFile);
+  const edits: Edit[] = [];
+  const rewrites = new Map<HandlerPlan, HandlerRewrite>();
+
+  if (analysis.plans.length > 0) {
+    const names = new NameAllocator(ts, sourceFile);
+    const moduleNames: ModuleNames & { stateUnion: string; keyLoader: string } = {
+      codec: names.take('requestStateCodec'),
+      callDigest: names.take('requestStateCall'),
+      assertState: names.take('assertStateFor'),
+      elicitResultOf: names.take('elicitResultOf'),
+      stateUnion: names.take('RequestState'),
+      keyLoader: names.take('requestStateKey'),
+    };
+    const constructions = new Set<ts.NewExpression>();
+    for (const plan of analysis.plans) {
+      const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
+      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName }, plan);
+      rewrites.set(plan, rewrite);
+      edits.push(...rewrite.edits);
+      for (const c of plan.constructions) constructions.add(c);
+    }
+    const all = [...rewrites.values()];
+    edits.push(...moduleSupportEdits({
+      ts, sourceFile, text, newline, unit,
+      names: moduleNames,
+      stateTypes: all.map(r => r.stateTypeDeclaration),
+      stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
+      usesElicitResultOf: all.some(r => r.usesElicitResultOf),
+      sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
+      sdkTypes: new Set(all.flatMap(r => [...r.sdkTypes])),
+      constructions: [...constructions],
+    }));
+  }
+  edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
+
+  const sites = analysis.sites.map(site => siteReport(ts, sourceFile, site, analysis, cwd));
+  const alreadyMigrated = analysis.handlers
+    .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
+    .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
+  return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated };
+}
+
+const MARKER = 'mrtr-migrate:';
+
+/** `// mrtr-migrate: <reason> — <hint>` above each refused site's statement, once. */
+function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals: Array<[number, number]>, newline: string): Edit[] {
+  const text = sourceFile.text;
+  const edits: Edit[] = [];
+  const seen = new Set<number>();
+  for (const site of sites) {
+    if (site.verdict.kind !== 'refuse') continue;
+    const statement = statementOf(ts, site.node, sourceFile) ?? site.node;
+    let lineStart = text.lastIndexOf('\n', statement.getStart(sourceFile) - 1) + 1;
+    while (literals.some(([s, e]) => lineStart > s && lineStart < e)) lineStart = text.lastIndexOf('\n', lineStart - 2) + 1;
+    if (seen.has(lineStart)) continue;
+    seen.add(lineStart);
+    const previousLine = text.slice(text.lastIndexOf('\n', lineStart - 2) + 1, lineStart);
+    if (previousLine.includes(MARKER)) continue;
+    const indent = indentAt(text, lineStart);
+    const hint = site.verdict.hint.replace(/\s+/g, ' ');
+    edits.push({ start: lineStart, end: lineStart, text: `${indent}// ${MARKER} ${site.verdict.reason} — ${hint}${newline}` });
+  }
+  return edits;
+}
+
+function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, analysis: FileAnalysis, cwd: string): SiteReport {
+  const handler = site.context.type === 'handler' ? site.context.handler : undefined;
+  const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
+  const verdict = site.verdict;
+  const todo: string[] = [];
+  if (verdict.kind === 'migrate') {
+    todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
+    todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); a plain server.connect(transport) only speaks the 2025 era.');
+    if (site.kind === 'sampling') todo.push('Sampling is deprecated (SEP-2577): consider calling your model provider directly instead of asking the client.');
+  } else {
+    todo.push(`Migrate by hand: ${verdict.hint}`);
+  }
+  void analysis;
+  void ts;
+  return {
+    id: site.id,
+    file: path.relative(cwd, site.file).split(path.sep).join('/'),
+    line: site.line,
+    column: site.column,
+    kind: site.kind,
+    api: site.api,
+    sdk: site.sdk,
+    status: verdict.kind === 'refuse' ? 'refused' : verdict.review ? 'migrated-for-review' : 'migrated',
+    reason: verdict.kind === 'refuse' ? verdict.reason : undefined,
+    hint: verdict.kind === 'refuse' ? verdict.hint : undefined,
+    notes: verdict.kind === 'migrate' ? verdict.notes : [],
+    handler: handler ? { method: handler.method, name: handler.name, line: lineOf(handler.fn.getStart(sourceFile)) } : undefined,
+    context: describeContext(site),
+    controlFlow: site.controlFlow,
+    liveLocals: site.liveLocals.map(l => ({ name: l.name, type: l.type, how: l.how })),
+    sideEffectsBefore: site.sideEffectsBefore,
+    callOptions: site.callOptions,
+    todo,
+    handlerLines: handler ? { start: lineOf(handler.fn.getStart(sourceFile)), end: lineOf(handler.fn.getEnd()) } : undefined,
+  };
+}
+
+function describeContext(site: Site): string {
+  const c = site.context;
+  if (c.type === 'handler') return `${c.handler.method}${c.handler.name ? ` "${c.handler.name}"` : ''} handler`;
+  if (c.type === 'helper') return `helper ${c.helperName}() reached from ${c.handlers.map(h => `${h.method}${h.name ? ` "${h.name}"` : ''}`).join(', ')}`;
+  return c.detail;
+}

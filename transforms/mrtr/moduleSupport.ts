@@ -1,0 +1,151 @@
+import type * as ts from 'typescript';
+import type { TS } from '../../src/analysis/types.js';
+import { skipOuter } from '../../src/analysis/sdk.js';
+import type { ModuleNames } from './rewriteHandler.js';
+import { indentAt, type Edit } from './text.js';
+
+/**
+ * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
+ * into every server construction, a few small helpers, and the SDK imports. Written as ordinary
+ * code into the user's module: no runtime dependency on mrtr-migrate.
+ */
+
+export interface ModuleSupportInput {
+  ts: TS;
+  sourceFile: ts.SourceFile;
+  text: string;
+  newline: string;
+  unit: string;
+  names: ModuleNames & { stateUnion: string; keyLoader: string };
+  stateTypes: string[];
+  stateTypeNames: string[];
+  usesElicitResultOf: boolean;
+  sdkValues: Set<string>;
+  sdkTypes: Set<string>;
+  constructions: ts.NewExpression[];
+}
+
+export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
+  const { ts, sourceFile, newline: nl, unit, names } = input;
+  const edits: Edit[] = [];
+  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+  const lastImport = imports[imports.length - 1];
+  const insertAt = lastImport ? lastImport.getEnd() : 0;
+
+  const values = new Set(input.sdkValues);
+  values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
+  const types = new Set(input.sdkTypes);
+  if (input.usesElicitResultOf) types.add('InputResponseView').add('ElicitResult');
+  edits.push(...importEdits(input, values, types, insertAt));
+
+  const block = [
+    '',
+    '// mrtr-migrate: requestState of the multi round-trip handlers below (SEP-2322). It is signed, not',
+    '// encrypted: the client can read it, so it must carry no secrets. Every server instance that may receive',
+    '// a retry needs the same MCP_REQUEST_STATE_KEY (at least 32 bytes); without it this process signs with a',
+    '// random key, which only works while one process serves every round of a call (stdio).',
+    ...input.stateTypes.flatMap(t => [...t.split(nl), '']),
+    `type ${names.stateUnion} = ${input.stateTypeNames.join(' | ')};`,
+    '',
+    `const ${names.codec} = createRequestStateCodec<${names.stateUnion}>({`,
+    `${unit}key: ${names.keyLoader}(),`,
+    `${unit}ttlSeconds: 600,`,
+    `${unit}// Bound to the method and the caller; each handler also checks its name and arguments.`,
+    `${unit}bind: ctx => \`\${ctx.mcpReq.method}\\u0000\${ctx.http?.authInfo?.clientId ?? ''}\`,`,
+    '});',
+    '',
+    `function ${names.keyLoader}(): string | Uint8Array {`,
+    `${unit}const key = typeof process === 'undefined' ? undefined : process.env['MCP_REQUEST_STATE_KEY'];`,
+    `${unit}if (key === undefined || key === '') return crypto.getRandomValues(new Uint8Array(32));`,
+    `${unit}if (new TextEncoder().encode(key).length < 32) {`,
+    `${unit}${unit}throw new Error('MCP_REQUEST_STATE_KEY must be at least 32 bytes: it signs the requestState of multi round-trip requests.');`,
+    `${unit}}`,
+    `${unit}return key;`,
+    '}',
+    '',
+    '/** Digest of the tool / prompt / resource name and the arguments a requestState was minted for. */',
+    `async function ${names.callDigest}(name: string, args: unknown): Promise<string> {`,
+    `${unit}const bytes = new TextEncoder().encode(JSON.stringify([name, args]));`,
+    `${unit}const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));`,
+    `${unit}return btoa(String.fromCharCode(...digest));`,
+    '}',
+    '',
+    '/** State minted for another call (another tool, other arguments) must not resume this one. */',
+    `function ${names.assertState}(state: { call: string } | undefined, call: string): void {`,
+    `${unit}if (state !== undefined && state.call !== call) {`,
+    `${unit}${unit}throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');`,
+    `${unit}}`,
+    '}',
+  ];
+  if (input.usesElicitResultOf) {
+    block.push(
+      '',
+      '/** An elicitation answer from this round\'s inputResponses, shaped like the result elicitInput() resolved with. */',
+      `function ${names.elicitResultOf}(answer: Extract<InputResponseView, { kind: 'elicit' }>): ElicitResult {`,
+      `${unit}return answer.content === undefined`,
+      `${unit}${unit}? { action: answer.action }`,
+      `${unit}${unit}: { action: answer.action, content: answer.content as ElicitResult['content'] };`,
+      '}',
+    );
+  }
+  edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
+
+  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction));
+  return edits;
+}
+
+/** Adds the SDK names to an existing `@modelcontextprotocol/server` import, or adds one. */
+function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<string>, insertAt: number): Edit[] {
+  const { ts, sourceFile } = input;
+  const existing = sourceFile.statements.find((s): s is ts.ImportDeclaration =>
+    ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === '@modelcontextprotocol/server' &&
+    !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
+  const imported = new Set<string>();
+  for (const s of sourceFile.statements) {
+    if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier) || s.moduleSpecifier.text !== '@modelcontextprotocol/server') continue;
+    const bindings = s.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) imported.add(e.name.text);
+  }
+  const missing = [
+    ...[...values].filter(v => !imported.has(v)).sort(),
+    ...[...types].filter(t => !imported.has(t) && !values.has(t)).sort().map(t => `type ${t}`),
+  ];
+  if (missing.length === 0) return [];
+  if (existing) {
+    const named = existing.importClause!.namedBindings as ts.NamedImports;
+    const last = named.elements[named.elements.length - 1];
+    if (!last) return [{ start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${missing.join(', ')} }` }];
+    return [{ start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
+  }
+  const quote = sourceFile.statements.find(ts.isImportDeclaration)?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const line = `import { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
+  return [{ start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
+}
+
+/** `new McpServer(info)` → `new McpServer(info, { requestState: { verify: codec.verify } })`, merging options. */
+function wiringEdits(input: ModuleSupportInput, construction: ts.NewExpression): Edit[] {
+  const { ts, sourceFile, text } = input;
+  const option = `requestState: { verify: ${input.names.codec}.verify }`;
+  const args = construction.arguments ?? ts.factory.createNodeArray();
+  const info = args[0];
+  if (!info) return [];
+  const options = args[1];
+  if (!options) return [{ start: info.getEnd(), end: info.getEnd(), text: `, { ${option} }` }];
+  const literal = skipOuter(ts, options);
+  if (!ts.isObjectLiteralExpression(literal)) {
+    return [{ start: options.getStart(sourceFile), end: options.getEnd(), text: `{ ...${options.getText(sourceFile)}, ${option} }` }];
+  }
+  const existing = literal.properties.find(p => p.name?.getText(sourceFile).replace(/['"]/g, '') === 'requestState');
+  if (existing) {
+    if (existing.getText(sourceFile).includes(`${input.names.codec}.verify`)) return [];
+    throw new Error(`the server at line ${sourceFile.getLineAndCharacterOfPosition(construction.getStart(sourceFile)).line + 1} already has a requestState option`);
+  }
+  const last = literal.properties[literal.properties.length - 1];
+  if (!last) return [{ start: literal.getStart(sourceFile), end: literal.getEnd(), text: `{ ${option} }` }];
+  const multiline = text.slice(literal.getStart(sourceFile), literal.getEnd()).includes('\n');
+  if (!multiline) return [{ start: last.getEnd(), end: last.getEnd(), text: `, ${option}` }];
+  const indent = indentAt(text, last.getStart(sourceFile));
+  const afterLast = text.slice(last.getEnd()).match(/^\s*,/);
+  const at = afterLast ? last.getEnd() + afterLast[0].length : last.getEnd();
+  return [{ start: at, end: at, text: `${afterLast ? '' : ','}${input.newline}${indent}${option},` }];
+}

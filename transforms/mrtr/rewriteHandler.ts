@@ -1,0 +1,473 @@
+import type * as ts from 'typescript';
+import type { TS } from '../../src/analysis/types.js';
+import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
+import { statementList } from '../../src/analysis/continuation.js';
+import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
+import { skipOuter } from '../../src/analysis/sdk.js';
+import { camelCase, indentAt, reindent, splice, type Edit, type Protected } from './text.js';
+
+
+/**
+ * Rewrites one handler into the multi round-trip shape of the SDK guide:
+ *
+ *   const call = await requestStateCall(name, args);       // what this state is for
+ *   const state = ctx.mcpReq.requestState<HandlerState>();  // verified by the codec at the seam
+ *   assertStateFor(state, call);
+ *   if (state?.step === 'confirm') { ...read the answer (ask again if missing), restore locals, run the rest... }
+ *   ...the original code, each question replaced by `return inputRequired(...)` carrying its live locals...
+ *
+ * Code before a question runs once, in the round that asks; the code after it runs in the round
+ * that brings the answer. Everything is spliced from the original text.
+ */
+
+/** Names shared by every handler of the file (module-level declarations the rewrite adds). */
+export interface ModuleNames {
+  codec: string;
+  callDigest: string;
+  assertState: string;
+  elicitResultOf: string;
+}
+
+export interface RewriteEnv {
+  ts: TS;
+  sourceFile: ts.SourceFile;
+  text: string;
+  newline: string;
+  unit: string;
+  /** Multi-line string and template literals of the file (absolute offsets). */
+  literals: Array<[number, number]>;
+  module: ModuleNames;
+  /** Type name for this handler's phase union, already unique in the file. */
+  stateTypeName: string;
+}
+
+export interface QuestionOutput {
+  step: string;
+  carried: { name: string; type: string }[];
+}
+
+export interface HandlerRewrite {
+  edits: Edit[];
+  /** `type X = | {...} | {...};` */
+  stateTypeDeclaration: string;
+  questions: QuestionOutput[];
+  /** Value and type names the rewritten handler uses from @modelcontextprotocol/server. */
+  sdkValues: Set<string>;
+  sdkTypes: Set<string>;
+  usesElicitResultOf: boolean;
+}
+
+interface Question {
+  plan: QuestionPlan;
+  step: string;
+  statement: ts.Statement;
+  /** The statement and every later one in its list: the range the ask replaces. */
+  dropEnd: number;
+  requestVar: string;
+  answerVar: string;
+  carried: { name: string; type: string; isParameter: boolean; kind: 'const' | 'let' }[];
+  rebuilt: ts.Node[];
+  answerType: string;
+}
+
+const VIEW_KIND = { elicitation: 'elicit', sampling: 'sampling', roots: 'roots' } as const;
+
+export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite {
+  const { ts } = env;
+  const fn = plan.handler.fn;
+  const body = fn.body as ts.Block;
+  const locals = new LocalNames(ts, fn);
+  const sdkValues = new Set<string>(['inputRequired', 'inputResponse']);
+  const sdkTypes = new Set<string>(['InputRequest']);
+  let usesElicitResultOf = false;
+
+  // Parameters: the context (added when the handler did not take it), the arguments for the binding.
+  const paramEdits: Edit[] = [];
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits);
+  const stateVar = locals.take('state');
+  const callVar = locals.take('call');
+
+  const usedSteps = new Set<string>();
+  const questions: Question[] = plan.questions.map(q => {
+    const statement = q.flow.statement!;
+    const step = uniqueStep(preferredStep(ts, q), usedSteps);
+    const list = statementList(ts, statement);
+    const dropEnd = list ? list[list.length - 1]!.getEnd() : statement.getEnd();
+    const kind = q.site.kind as 'elicitation' | 'sampling' | 'roots';
+    const answerType = answerTypeOf(ts, q);
+    if (answerType !== 'CreateMessageResult | CreateMessageResultWithTools') for (const t of answerType.split(' | ')) sdkTypes.add(t);
+    else sdkTypes.add('CreateMessageResult').add('CreateMessageResultWithTools');
+    if (kind === 'elicitation') {
+      usesElicitResultOf = true;
+      sdkTypes.add('ElicitResult');
+    }
+    const carried = q.live.locals
+      .filter(l => l.how === 'carry')
+      .map(l => {
+        for (const name of l.typeImports) sdkTypes.add(name);
+        const declKind: 'const' | 'let' = ts.isVariableDeclaration(l.declaration) && (l.declaration.parent.flags & ts.NodeFlags.Const) ? 'const' : 'let';
+        return { name: l.name, type: typeForState(env, plan, l), isParameter: l.isParameter, kind: declKind };
+      });
+    const rebuilt = q.live.locals.filter(l => l.how === 'rebuild').map(l => l.declaration);
+    return {
+      plan: q, step, statement, dropEnd,
+      requestVar: locals.take(`${step}Request`),
+      answerVar: locals.take(`${step}Response`),
+      carried, rebuilt, answerType,
+    };
+  });
+  const byStatement = new Map(questions.map(q => [q.statement, q]));
+
+  /** The ask that replaces a question (and the rest of its list), written at `indent`. */
+  const askText = (q: Question, indent: string): Protected => {
+    const nl = env.newline + indent;
+    const request = requestBuilder(env, q);
+    const payload = [`step: '${q.step}'`, callVar === 'call' ? 'call' : `call: ${callVar}`, `request: ${q.requestVar}`, ...q.carried.map(c => c.name)].join(', ');
+    const lone = !statementList(ts, q.statement);
+    const pad = lone ? env.unit : '';
+    const head = `${lone ? `{${nl}${pad}` : ''}const ${q.requestVar} = ${request.prefix}`;
+    const tail = [
+      `${request.suffix};`,
+      `${pad}return inputRequired({`,
+      `${pad}${env.unit}inputRequests: { ${q.step}: ${q.requestVar} },`,
+      `${pad}${env.unit}requestState: await ${env.module.codec}.mint({ ${payload} }, ${ctxName}),`,
+      `${pad}});`,
+    ].join(nl) + (lone ? `${nl.slice(0, -env.unit.length || undefined)}}` : '');
+    const protect = request.params.protect.map(([a, b]) => [a + head.length, b + head.length] as [number, number]);
+    return { text: head + request.params.text + tail, protect };
+  };
+
+  /** Edits replacing each first-reached question inside [start, end) with its ask. */
+  const askEdits = (start: number, end: number, except?: Question): Array<Edit & { protect: Array<[number, number]> }> => {
+    const edits: Array<Edit & { protect: Array<[number, number]> }> = [];
+    for (const q of questions) {
+      if (q === except) continue;
+      const s = q.statement.getStart(env.sourceFile);
+      if (s < start || q.dropEnd > end) continue;
+      if (edits.some(e => s >= e.start && s < e.end)) continue;
+      const ask = askText(q, indentAt(env.text, s));
+      edits.push({ start: s, end: q.dropEnd, text: ask.text, protect: ask.protect });
+    }
+    return edits;
+  };
+
+  // Phase 0: the original body, each first-reached question replaced by its ask.
+  const bodyStart = body.getStart(env.sourceFile) + 1;
+  const bodyEnd = body.getEnd() - 1;
+  const phaseZero: Edit[] = askEdits(bodyStart, bodyEnd).map(({ start, end, text }) => ({ start, end, text }));
+
+  // The resume branches, inserted before the original code.
+  const bodyIndent = body.statements.length > 0 ? indentAt(env.text, body.statements[0]!.getStart(env.sourceFile)) : indentAt(env.text, fn.getStart(env.sourceFile)) + env.unit;
+  const inner = bodyIndent + env.unit;
+  const nl = env.newline;
+  const prologue: string[] = [
+    `// mrtr-migrate: multi round-trip (SEP-2322). State minted for another call is rejected; see ${env.stateTypeName}.`,
+    `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn)}, ${bindingArgsExpr(env, plan, fn, paramEdits)});`,
+    `const ${stateVar} = ${ctxName}.mcpReq.requestState<${env.stateTypeName}>();`,
+    `${env.module.assertState}(${stateVar}, ${callVar});`,
+  ];
+  const branches = questions.map(q => {
+    const lines: string[] = [];
+    const viewKind = VIEW_KIND[q.plan.site.kind as keyof typeof VIEW_KIND];
+    lines.push(`const ${q.answerVar} = inputResponse(${ctxName}.mcpReq.inputResponses, '${q.step}');`);
+    lines.push(`if (${q.answerVar}.kind !== '${viewKind}') {`);
+    lines.push(`${env.unit}// The retry came without this round's answer: ask again.`);
+    lines.push(`${env.unit}return inputRequired({ inputRequests: { ${q.step}: ${stateVar}.request }, requestState: await ${env.module.codec}.mint(${stateVar}, ${ctxName}) });`);
+    lines.push('}');
+    lines.push(...restoreLines(q, stateVar));
+    for (const node of q.rebuilt) lines.push(rebuiltDeclaration(env, node, inner));
+    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner);
+    const text = `if (${stateVar}?.step === '${q.step}') {${nl}${inner}${lines.join(nl + inner)}${cont.text ? nl + inner + cont.text : ''}${cont.completes ? `${nl}${inner}return;` : ''}${nl}${bodyIndent}}`;
+    return text;
+  });
+  const header = nl + bodyIndent + [...prologue, ...branches].join(nl + bodyIndent);
+
+  return {
+    edits: [...paramEdits, { start: bodyStart, end: bodyStart, text: header }, ...phaseZero],
+    stateTypeDeclaration: stateType(env, questions),
+    questions: questions.map(q => ({ step: q.step, carried: q.carried.map(c => ({ name: c.name, type: c.type })) })),
+    sdkValues,
+    sdkTypes,
+    usesElicitResultOf,
+  };
+
+  function rebuildExpr(q: Question): string {
+    switch (q.plan.site.kind) {
+      case 'elicitation':
+        return `${env.module.elicitResultOf}(${q.answerVar})`;
+      case 'sampling':
+        return q.answerType === 'CreateMessageResult | CreateMessageResultWithTools' ? `${q.answerVar}.result` : `${q.answerVar}.result as ${q.answerType}`;
+      default:
+        return `{ roots: ${q.answerVar}.roots }`;
+    }
+  }
+  void byStatement;
+}
+
+function restoreLines(q: Question, stateVar: string): string[] {
+  const lines: string[] = [];
+  const consts = q.carried.filter(c => !c.isParameter && c.kind === 'const').map(c => c.name);
+  const lets = q.carried.filter(c => !c.isParameter && c.kind === 'let').map(c => c.name);
+  if (consts.length > 0) lines.push(`const { ${consts.join(', ')} } = ${stateVar};`);
+  if (lets.length > 0) lines.push(`let { ${lets.join(', ')} } = ${stateVar};`);
+  for (const c of q.carried.filter(c => c.isParameter)) lines.push(`${c.name} = ${stateVar}.${c.name};`);
+  return lines;
+}
+
+/** Re-emits a side-effect-free declaration (function, class, or `const f = () => ...`). */
+function rebuiltDeclaration(env: RewriteEnv, node: ts.Node, indent: string): string {
+  const { ts } = env;
+  const start = node.getStart(env.sourceFile);
+  const own = splice(env.text, start, node.getEnd(), [], env.literals);
+  if (ts.isVariableDeclaration(node)) {
+    const list = node.parent as ts.VariableDeclarationList;
+    const keyword = list.flags & ts.NodeFlags.Const ? 'const ' : list.flags & ts.NodeFlags.Let ? 'let ' : 'var ';
+    own.text = `${keyword}${own.text};`;
+    own.protect = own.protect.map(([a, b]) => [a + keyword.length, b + keyword.length]);
+  }
+  return reindent(own, indentAt(env.text, start), indent);
+}
+
+/**
+ * The code that runs after the answer: the rest of the question's statement list, then, going out
+ * through each enclosing `if` / block / `try`, the rest of the enclosing list. A `try` is rebuilt
+ * around the inner part so errors still reach the same `catch`.
+ */
+function continuation(
+  env: RewriteEnv,
+  q: Question,
+  fn: ts.FunctionLikeDeclaration,
+  askEdits: (start: number, end: number, except?: Question) => Array<Edit & { protect: Array<[number, number]> }>,
+  answerExpr: string,
+  indent: string,
+): { text: string; completes: boolean } {
+  const { ts, text, sourceFile } = env;
+  const nl = env.newline;
+  const body = fn.body as ts.Block;
+  type Piece = (target: string) => string;
+
+  /** Original statements of a list, later questions replaced by their asks, at `target` indentation. */
+  const statementsAt = (statements: readonly ts.Statement[]): Piece => target => {
+    const start = statements[0]!.getStart(sourceFile);
+    const end = statements[statements.length - 1]!.getEnd();
+    return reindent(splice(text, start, end, askEdits(start, end, q), env.literals), indentAt(text, start), target);
+  };
+  const nest = (inner: Piece[], target: string): string =>
+    inner.map(p => p(target + env.unit)).filter(Boolean).join(nl + target + env.unit);
+
+  // The question's own statement, the answer in place of the await (a bare `await ask();` goes away).
+  const statement = q.statement;
+  const form = q.plan.flow.form;
+  let parts: Piece[] = [];
+  if (form !== 'discard') {
+    const sStart = statement.getStart(sourceFile);
+    const awaited = q.plan.flow.awaited;
+    const own = splice(text, sStart, statement.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr }], env.literals);
+    parts.push(target => reindent(own, indentAt(text, sStart), target));
+  }
+  const list = statementList(ts, statement);
+  const after = list ? list.slice(list.indexOf(statement) + 1) : [];
+  if (after.length > 0) parts.push(statementsAt(after));
+  let last: ts.Statement | undefined = after[after.length - 1] ?? (form === 'return' ? statement : undefined);
+  let declared = declaredNames(ts, [statement, ...after]);
+
+  // Outwards: each enclosing statement, then what follows it in its own list.
+  for (let node: ts.Node | undefined = statement.parent; node && node !== body; node = node.parent) {
+    if (ts.isTryStatement(node)) {
+      // Rebuild the try around what ran inside it, so a later throw reaches the same catch.
+      const tryStatement = node;
+      const inner = parts;
+      const tailStart = tryStatement.tryBlock.getEnd();
+      const tail = splice(text, tailStart, tryStatement.getEnd(), [], env.literals);
+      const tryIndent = indentAt(text, tryStatement.getStart(sourceFile));
+      parts = [target => `try {${nl}${target}${env.unit}${nest(inner, target)}${nl}${target}}${reindent(tail, tryIndent, target)}`];
+      last = tryStatement;
+      declared = new Set();
+    }
+    if (!ts.isStatement(node)) continue;
+    const outer = statementList(ts, node);
+    if (!outer) continue; // a block that is an if branch: its if statement comes next
+    const rest = outer.slice(outer.indexOf(node as ts.Statement) + 1);
+    if (rest.length === 0) continue;
+    const restNames = declaredNames(ts, rest);
+    if ([...restNames].some(n => declared.has(n))) {
+      // Same name declared inside and after the block: keep the block so both stay in scope.
+      const inner = parts;
+      parts = [target => `{${nl}${target}${env.unit}${nest(inner, target)}${nl}${target}}`];
+    }
+    parts.push(statementsAt(rest));
+    last = rest[rest.length - 1];
+    declared = new Set([...declared, ...restNames]);
+  }
+  const rendered = parts.map(p => p(indent)).filter(Boolean).join(nl + indent);
+  return { text: rendered, completes: !last || canCompleteNormally(ts, last) };
+}
+
+function declaredNames(ts: TS, statements: readonly ts.Statement[]): Set<string> {
+  const names = new Set<string>();
+  for (const s of statements) {
+    if (ts.isVariableStatement(s)) for (const d of s.declarationList.declarations) for (const id of bindingIdentifiers(ts, d.name)) names.add(id.text);
+    if ((ts.isFunctionDeclaration(s) || ts.isClassDeclaration(s)) && s.name) names.add(s.name.text);
+  }
+  return names;
+}
+
+/** Whether control can run past the end of a statement. */
+function canCompleteNormally(ts: TS, s: ts.Statement): boolean {
+  if (ts.isReturnStatement(s) || ts.isThrowStatement(s)) return false;
+  if (ts.isBlock(s)) {
+    const last = s.statements[s.statements.length - 1];
+    return !last || (canCompleteNormally(ts, last) && !s.statements.some(x => ts.isReturnStatement(x) || ts.isThrowStatement(x)));
+  }
+  if (ts.isIfStatement(s)) return !s.elseStatement || canCompleteNormally(ts, s.thenStatement) || canCompleteNormally(ts, s.elseStatement);
+  if (ts.isTryStatement(s)) {
+    if (s.finallyBlock && !canCompleteNormally(ts, s.finallyBlock)) return false;
+    return canCompleteNormally(ts, s.tryBlock) || (!!s.catchClause && canCompleteNormally(ts, s.catchClause.block));
+  }
+  return true;
+}
+
+/** The inputRequired builder for a question, around the original call's request parameters. */
+function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params: Protected; suffix: string } {
+  const raw = q.plan.raw;
+  const none: Protected = { text: '', protect: [] };
+  if (raw.kind === 'roots') return { prefix: 'inputRequired.listRoots(', params: none, suffix: ')' };
+  const params = raw.params
+    ? splice(env.text, raw.params.getStart(env.sourceFile), raw.params.getEnd(), [], env.literals)
+    : { text: '{}', protect: [] };
+  return { prefix: raw.kind === 'sampling' ? 'inputRequired.createMessage(' : 'inputRequired.elicit(', params, suffix: ')' };
+}
+
+/** The type a question's answer had as the push call's result. */
+function answerTypeOf(ts: TS, q: QuestionPlan): string {
+  switch (q.site.kind) {
+    case 'elicitation':
+      return 'ElicitResult';
+    case 'roots':
+      return 'ListRootsResult';
+    default: {
+      if (q.site.api === 'ctx.mcpReq.requestSampling') return 'CreateMessageResult | CreateMessageResultWithTools';
+      const params = q.raw.params && skipOuter(ts, q.raw.params);
+      const withTools = params && ts.isObjectLiteralExpression(params) && params.properties.some(p => p.name?.getText() === 'tools');
+      return withTools ? 'CreateMessageResultWithTools' : 'CreateMessageResult';
+    }
+  }
+}
+
+function typeForState(env: RewriteEnv, plan: HandlerPlan, local: { name: string; type: string | undefined }): string {
+  if (!local.type) throw new Error(`no type for carried local ${local.name} in ${plan.handler.name ?? plan.handler.method}`);
+  return local.type;
+}
+
+function preferredStep(ts: TS, q: QuestionPlan): string {
+  const statement = q.flow.statement!;
+  if (q.flow.form === 'declare' && ts.isVariableStatement(statement)) {
+    const name = statement.declarationList.declarations[0]!.name;
+    if (ts.isIdentifier(name)) return camelCase(name.text);
+  }
+  if (q.flow.form === 'assign' && ts.isExpressionStatement(statement)) {
+    const e = skipOuter(ts, statement.expression);
+    if (ts.isBinaryExpression(e) && ts.isIdentifier(skipOuter(ts, e.left))) return camelCase((skipOuter(ts, e.left) as ts.Identifier).text);
+  }
+  return q.site.kind;
+}
+
+function uniqueStep(preferred: string, used: Set<string>): string {
+  let step = preferred;
+  for (let i = 2; used.has(step); i++) step = `${preferred}${i}`;
+  used.add(step);
+  return step;
+}
+
+function stateType(env: RewriteEnv, questions: Question[]): string {
+  const nl = env.newline;
+  const members = questions.map(q => {
+    const fields = [`step: '${q.step}'`, 'call: string', 'request: InputRequest', ...q.carried.map(c => `${c.name}: ${c.type}`)];
+    return `${env.unit}| { ${fields.join('; ')} }`;
+  });
+  return `type ${env.stateTypeName} =${nl}${members.join(nl)};`;
+}
+
+/** The tool / prompt / resource name the state is bound to. */
+function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
+  const h = plan.handler;
+  if (h.registration !== 'setRequestHandler') return quoteLike(env, h.name!);
+  const request = (fn.parameters[0]!.name as ts.Identifier).text;
+  return h.method === 'resources/read' ? `${request}.params.uri` : `${request}.params.name`;
+}
+
+/** A string literal in the file's quote style. */
+function quoteLike(env: RewriteEnv, value: string): string {
+  const single = (env.text.match(/'/g)?.length ?? 0) >= (env.text.match(/"/g)?.length ?? 0);
+  const json = JSON.stringify(value);
+  return single ? `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'` : json;
+}
+
+/** The arguments the state is bound to: what the handler receives besides its context. */
+function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, paramEdits: Edit[]): string {
+  const { ts } = env;
+  const h = plan.handler;
+  if (h.registration === 'setRequestHandler') {
+    const request = (fn.parameters[0]!.name as ts.Identifier).text;
+    return h.method === 'resources/read' ? 'null' : `${request}.params.arguments ?? null`;
+  }
+  if (h.ctxParamIndex === 0) return 'null';
+  const values: string[] = [];
+  for (let i = 0; i < h.ctxParamIndex; i++) {
+    const parameter = fn.parameters[i];
+    if (!parameter) throw new Error('missing argument parameter');
+    if (ts.isIdentifier(parameter.name)) values.push(parameter.name.text);
+    else values.push(`{ ${bindingIdentifiers(ts, parameter.name).map(id => id.text).join(', ')} }`);
+  }
+  void paramEdits;
+  return values.length === 1 ? values[0]! : `[${values.join(', ')}]`;
+}
+
+/**
+ * Makes sure the callback declares parameters up to `index` and returns the context parameter's
+ * name; missing ones are added (`_args`, `ctx`).
+ */
+function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[]): string {
+  const { ts } = env;
+  const existing = fn.parameters[index];
+  if (existing) return (existing.name as ts.Identifier).text;
+  const added: string[] = [];
+  for (let i = fn.parameters.length; i <= index; i++) {
+    added.push(i === index ? locals.take(preferred) : locals.take(i === 0 ? '_args' : `_arg${i}`));
+  }
+  const params = fn.parameters;
+  if (params.length === 0) {
+    const open = fn.getChildren(env.sourceFile).find(c => c.kind === ts.SyntaxKind.OpenParenToken);
+    if (!open) throw new Error('arrow function without parentheses and parameters');
+    edits.push({ start: open.getEnd(), end: open.getEnd(), text: added.join(', ') });
+  } else {
+    const last = params[params.length - 1]!;
+    const hasParens = fn.getChildren(env.sourceFile).some(c => c.kind === ts.SyntaxKind.OpenParenToken);
+    if (hasParens) edits.push({ start: last.getEnd(), end: last.getEnd(), text: `, ${added.join(', ')}` });
+    else edits.push({ start: last.getStart(env.sourceFile), end: last.getEnd(), text: `(${last.getText(env.sourceFile)}, ${added.join(', ')})` });
+  }
+  return added[added.length - 1]!;
+}
+
+/** Names free inside one handler: nothing it or its enclosing scopes declare or use. */
+class LocalNames {
+  private readonly taken = new Set<string>();
+
+  constructor(ts: TS, fn: ts.FunctionLikeDeclaration) {
+    const visit = (node: ts.Node): void => {
+      if (ts.isIdentifier(node)) this.taken.add(node.text);
+      node.forEachChild(visit);
+    };
+    visit(fn);
+    for (let node: ts.Node | undefined = fn.parent; node; node = node.parent) {
+      for (const name of scopeDeclarations(ts, node).keys()) this.taken.add(name);
+    }
+  }
+
+  take(preferred: string): string {
+    let name = preferred;
+    for (let i = 2; this.taken.has(name); i++) name = `${preferred}${i}`;
+    this.taken.add(name);
+    return name;
+  }
+}

@@ -1,0 +1,158 @@
+import type * as ts from 'typescript';
+import type { TS } from '../../src/analysis/types.js';
+
+
+/**
+ * Text-level helpers: the rewrite works by splicing the original text, so code it does not
+ * touch keeps its formatting and comments byte for byte.
+ */
+
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Applies non-overlapping edits to `text` (offsets relative to `base`). */
+export function applyEdits(text: string, edits: Edit[], base = 0): string {
+  const sorted = [...edits].sort((a, b) => b.start - a.start || b.end - a.end);
+  let out = text;
+  let lastStart = Number.POSITIVE_INFINITY;
+  for (const edit of sorted) {
+    if (edit.end > lastStart) throw new Error(`overlapping edits at ${edit.start}-${edit.end}`);
+    out = out.slice(0, edit.start - base) + edit.text + out.slice(edit.end - base);
+    lastStart = edit.start;
+  }
+  return out;
+}
+
+/** The whitespace that starts the line `pos` is on. */
+export function indentAt(text: string, pos: number): string {
+  const lineStart = text.lastIndexOf('\n', pos - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+}
+
+/** One indentation step as the file writes it: a tab, or the smallest space indent seen. */
+export function indentUnit(text: string): string {
+  let tabs = 0;
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const line of text.split('\n')) {
+    const m = /^([ \t]+)\S/.exec(line);
+    if (!m) continue;
+    if (m[1]!.startsWith('\t')) tabs++;
+    else if (m[1]!.length >= 2) smallest = Math.min(smallest, m[1]!.length);
+  }
+  if (tabs > 0 && !Number.isFinite(smallest)) return '\t';
+  return ' '.repeat(Number.isFinite(smallest) ? Math.min(smallest, 8) : 2);
+}
+
+export function newlineOf(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
+/** Offsets inside multi-line string-like literals, whose line starts must not be re-indented. */
+export function literalRanges(ts: TS, sourceFile: ts.SourceFile): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) ||
+        ts.isTemplateTail(node) || ts.isStringLiteral(node)) {
+      const start = node.getStart(sourceFile);
+      const text = node.getText(sourceFile);
+      if (text.includes('\n')) ranges.push([start, start + text.length]);
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return ranges;
+}
+
+/** Text with the ranges (relative offsets) of multi-line literals whose lines must not move. */
+export interface Protected {
+  text: string;
+  protect: Array<[number, number]>;
+}
+
+/** Original text [start, end) with edits applied, carrying the protected ranges along. */
+export function splice(source: string, start: number, end: number, edits: Array<Edit & { protect?: Array<[number, number]> }>, literals: Array<[number, number]>): Protected {
+  const sorted = [...edits].filter(e => e.start >= start && e.end <= end).sort((a, b) => a.start - b.start);
+  let text = '';
+  const protect: Array<[number, number]> = [];
+  let at = start;
+  const keep = (from: number, to: number): void => {
+    for (const [s, e] of literals) {
+      if (s >= from && e <= to) protect.push([text.length + s - from, text.length + e - from]);
+    }
+    text += source.slice(from, to);
+  };
+  for (const edit of sorted) {
+    keep(at, edit.start);
+    for (const [s, e] of edit.protect ?? []) protect.push([text.length + s, text.length + e]);
+    text += edit.text;
+    at = edit.end;
+  }
+  keep(at, end);
+  return { text, protect };
+}
+
+/**
+ * Moves text from one indentation to another, line by line, leaving lines that start inside a
+ * multi-line template or string alone (re-indenting them would change the string).
+ */
+export function reindent(source: Protected, from: string, to: string): string {
+  if (from === to) return source.text;
+  let offset = 0;
+  return source.text
+    .split('\n')
+    .map((line, i) => {
+      const lineStart = offset;
+      offset += line.length + 1;
+      if (i === 0) return line;
+      if (source.protect.some(([s, e]) => lineStart > s && lineStart < e)) return line;
+      if (line.trim() === '') return line.replace(/^[ \t]+/, '');
+      return line.startsWith(from) ? to + line.slice(from.length) : to + line.replace(/^[ \t]+/, '');
+    })
+    .join('\n');
+}
+
+/** Allocates identifiers that clash with nothing in the file. */
+export class NameAllocator {
+  private readonly taken: Set<string>;
+
+  constructor(ts: TS, sourceFile: ts.SourceFile) {
+    this.taken = new Set();
+    const visit = (node: ts.Node): void => {
+      if (ts.isIdentifier(node)) this.taken.add(node.text);
+      node.forEachChild(visit);
+    };
+    visit(sourceFile);
+  }
+
+  isTaken(name: string): boolean {
+    return this.taken.has(name);
+  }
+
+  /** `preferred`, or `preferred2`, `preferred3`, ... */
+  take(preferred: string): string {
+    let name = preferred;
+    for (let i = 2; this.taken.has(name); i++) name = `${preferred}${i}`;
+    this.taken.add(name);
+    return name;
+  }
+
+  /** Reserve a name already decided elsewhere. */
+  reserve(name: string): void {
+    this.taken.add(name);
+  }
+}
+
+export function pascalCase(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const joined = words.map(w => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return /^[A-Za-z_]/.test(joined) ? joined : `X${joined}`;
+}
+
+export function camelCase(name: string): string {
+  const pascal = pascalCase(name);
+  return pascal[0]!.toLowerCase() + pascal.slice(1);
+}
