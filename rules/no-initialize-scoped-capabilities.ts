@@ -15,7 +15,7 @@ export default createRule<[], 'inRequest' | 'outsideRequest'>({
       inRequest:
         `\`{{call}}\` returns what the client declared at initialize, which 2026-07-28 clients never send: there it is undefined (only createMcpHandler backfills it) and it is deprecated. Read this request's capabilities from ${perRequest}; mrtr-migrate does not rewrite capability guards.`,
       outsideRequest:
-        `\`{{call}}\` runs outside any request ({{detail}}) and returns what the client declared at initialize, which 2026-07-28 clients never send. Decide per request, inside the handler, from ${perRequest}.`,
+        `\`{{call}}\`: {{detail}}. It returns what the client declared at initialize, which 2026-07-28 clients never send; decide per request, inside the handler, from ${perRequest}.`,
     },
     schema: [],
   },

@@ -1,6 +1,6 @@
 import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
 import { createRule } from './utils/createRule.js';
-import { constInitializer, importsMcp, MAX_TRACE_DEPTH, memberName, propertyKeyName, skipTypeWrappers, staticString } from './utils/estree.js';
+import { constInitializer, importsMcp, MAX_TRACE_DEPTH, memberName, propertyKeyName, skipTypeWrappers } from './utils/estree.js';
 import { encodedInput, isJsonStringify, isMintCall, requestStateProperty } from './utils/requestState.js';
 import { looksSecret } from './utils/secretNames.js';
 
@@ -118,4 +118,3 @@ export default createRule<[], MessageIds>({
   },
 });
 
-export { staticString };

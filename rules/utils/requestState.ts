@@ -39,11 +39,11 @@ export function requestStateProperty(context: AnyRuleContext, node: TSESTree.Cal
 }
 
 /** `codec.mint(payload)`, `this.stateCodec.mint(...)`: the codec call that signs a state. */
-export function isMintCall(node: TSESTree.Node): node is TSESTree.CallExpression {
+export function isMintCall(node: TSESTree.Node): boolean {
   return node.type === AST_NODE_TYPES.CallExpression && node.callee.type === AST_NODE_TYPES.MemberExpression && memberName(node.callee) === 'mint';
 }
 
-export function isJsonStringify(node: TSESTree.Node): node is TSESTree.CallExpression {
+export function isJsonStringify(node: TSESTree.Node): boolean {
   return node.type === AST_NODE_TYPES.CallExpression && node.callee.type === AST_NODE_TYPES.MemberExpression &&
     node.callee.object.type === AST_NODE_TYPES.Identifier && node.callee.object.name === 'JSON' && memberName(node.callee) === 'stringify';
 }

@@ -179,6 +179,9 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (raw.kind === 'capability-guard') {
     return refuse('unsupported-construct', 'getClientCapabilities() is undefined on 2026-07-28 requests; rewriting capability guards is not supported yet: read ctx.mcpReq.envelope?.clientCapabilities per request.');
   }
+  if (flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
+    return refuse('unsupported-construct', `the ${label} answer is consumed through .then()/.catch(); await the call in its own statement instead.`);
+  }
   if (flow?.consumption === 'dropped' || flow?.consumption === 'then') {
     return refuse('fire-and-forget', `the ${label} promise is not awaited by the handler, so the request may be gone when it settles; await it or drop the question.`);
   }
@@ -243,6 +246,24 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   const notes: string[] = [];
   if (f.effects.length > 0) notes.push(`side effects before the question run in the asking round; if the client never retries, the code after it never runs (${f.effects.join('; ')})`);
   return { kind: 'migrate', review: f.effects.length > 0, notes };
+}
+
+/** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */
+function thenChainAwaited(ts: TS, call: ts.Expression): boolean {
+  let node: ts.Node = call;
+  for (;;) {
+    while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isAsExpression(node.parent) || ts.isNonNullExpression(node.parent))) node = node.parent;
+    const access = node.parent;
+    if (access && ts.isPropertyAccessExpression(access) && access.expression === node && ['then', 'catch', 'finally'].includes(access.name.text) &&
+        access.parent && ts.isCallExpression(access.parent) && access.parent.expression === access) {
+      node = access.parent;
+      continue;
+    }
+    break;
+  }
+  const parent = node.parent;
+  if (!parent) return false;
+  return ts.isAwaitExpression(parent) || ts.isReturnStatement(parent) || (ts.isArrowFunction(parent) && parent.body === node);
 }
 
 const TAG_TEXT = {

@@ -43,11 +43,17 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
 
   // Referenced after the question: code after it, plus the rest of its own statement.
   const live = new Set<LocalDecl>();
+  /** The first read of each local after the question: its type there keeps the narrowing from before. */
+  const firstRead = new Map<LocalDecl, ts.Identifier>();
   const markFrom = (node: ts.Node, skip?: ts.Node): void => {
     forEachValueIdentifier(ts, node, id => {
       if (skip && id.pos >= skip.pos && id.end <= skip.end) return;
       const decl = resolveIdentifier(ts, id);
-      if (decl && visible.has(decl)) live.add(decl);
+      if (decl && visible.has(decl)) {
+        live.add(decl);
+        const known = firstRead.get(decl);
+        if (!isWriteReference(ts, id) && (!known || id.pos < known.pos)) firstRead.set(decl, id);
+      }
     });
   };
   for (const node of codeAfter(ts, statement, body)) markFrom(node);
@@ -81,7 +87,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   const decls = new Map<LiveLocal, LocalDecl>();
   for (const decl of [...live].sort((a, b) => a.nameNode.pos - b.nameNode.pos)) {
     const mode = how.get(decl)!;
-    const { type, jsonness, typeProblem, typeImports } = describe(input, decl);
+    const { type, jsonness, typeProblem, typeImports } = describe(input, decl, firstRead.get(decl));
     const local: LiveLocal = {
       name: decl.name,
       type,
@@ -118,6 +124,7 @@ interface RefCounts {
   writes: number;
   /** Start offsets of the writes. */
   writeAt: number[];
+  writeNodes: ts.Identifier[];
 }
 
 /** How often each local of the function is read and written. */
@@ -127,10 +134,11 @@ function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, Re
     const decl = resolveIdentifier(ts, id);
     if (!decl) return;
     let c = counts.get(decl);
-    if (!c) counts.set(decl, (c = { reads: 0, writes: 0, writeAt: [] }));
+    if (!c) counts.set(decl, (c = { reads: 0, writes: 0, writeAt: [], writeNodes: [] }));
     if (isWriteReference(ts, id)) {
       c.writes++;
       c.writeAt.push(id.pos);
+      c.writeNodes.push(id);
     }
     else c.reads++;
   });
@@ -147,6 +155,7 @@ function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, Re
         node.parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
       counts.get(decl)!.writes++;
       counts.get(decl)!.writeAt.push(id.pos);
+      counts.get(decl)!.writeNodes.push(id);
     }
   });
   return counts;
@@ -159,7 +168,7 @@ function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, Re
  */
 function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>, questionAt: number, answerTarget: ts.Identifier | undefined): boolean {
   const writes = references.get(decl)?.writes ?? 0;
-  const writtenBefore = (references.get(decl)?.writeAt ?? []).some(at => at < questionAt && at !== answerTarget?.pos);
+  const writtenBefore = (references.get(decl)?.writeNodes ?? []).some(w => w.pos < questionAt && w.pos !== answerTarget?.pos && !exclusiveBranches(ts, w, questionAt));
   if (decl.kind === 'function') return true;
   if (decl.kind === 'class') {
     const cls = decl.declaration as ts.ClassDeclaration;
@@ -184,6 +193,21 @@ function answerAssignmentTarget(ts: TS, statement: ts.Statement, awaited: ts.Exp
   while (ts.isParenthesizedExpression(right)) right = right.expression;
   const left = skipOuter(ts, e.left);
   return right === awaited && ts.isIdentifier(left) ? left : undefined;
+}
+
+/** A write in one branch of an `if` cannot reach a question in the other branch. */
+function exclusiveBranches(ts: TS, write: ts.Node, questionAt: number): boolean {
+  for (let node: ts.Node | undefined = write.parent; node; node = node.parent) {
+    if (ts.isIfStatement(node) && node.elseStatement) {
+      const inThen = write.pos >= node.thenStatement.pos && write.end <= node.thenStatement.end;
+      const questionInElse = questionAt >= node.elseStatement.pos && questionAt < node.elseStatement.end;
+      const inElse = write.pos >= node.elseStatement.pos && write.end <= node.elseStatement.end;
+      const questionInThen = questionAt >= node.thenStatement.pos && questionAt < node.thenStatement.end;
+      if ((inThen && questionInElse) || (inElse && questionInThen)) return true;
+    }
+    if (questionAt >= node.pos && questionAt < node.end) return false;
+  }
+  return false;
 }
 
 /** Values that are the same each time they are computed and that nothing can mutate unnoticed. */
@@ -214,7 +238,7 @@ interface Description {
   typeImports: string[];
 }
 
-function describe(input: LiveLocalsInput, decl: LocalDecl): Description {
+function describe(input: LiveLocalsInput, decl: LocalDecl, firstRead: ts.Identifier | undefined): Description {
   const { ts, checker } = input;
   const declaration = decl.declaration;
   const init = ts.isVariableDeclaration(declaration) && ts.isIdentifier(declaration.name) ? declaration.initializer : undefined;
@@ -230,7 +254,10 @@ function describe(input: LiveLocalsInput, decl: LocalDecl): Description {
   if (!checker) return syntactic();
   const symbol = checker.getSymbolAtLocation(decl.nameNode);
   if (!symbol) return syntactic();
-  const type = checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode);
+  const declared = checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode);
+  // `if (!key) return ...; await ask(); key.id`: the state keeps the narrowed type.
+  const narrowed = firstRead ? checker.getTypeAtLocation(firstRead) : declared;
+  const type = narrowed.flags & ts.TypeFlags.Any || !checker.isTypeAssignableTo(narrowed, declared) ? declared : narrowed;
   // `any` from an unresolved import: fall back to the initializer's shape.
   if (type.flags & ts.TypeFlags.Any && init) return syntactic();
   const sourceFile = input.fn.getSourceFile();

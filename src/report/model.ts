@@ -5,7 +5,11 @@ import type { ControlFlowTag, QuestionKind, RefusalReason, SdkGeneration, SiteAp
  * the terminal summary counts. No compiler objects, so it serializes as is (`--format json`).
  */
 
-export type SiteStatus = 'migrated' | 'migrated-for-review' | 'refused';
+/**
+ * `rolled-back`: the rewrite was made but added type errors, so the file went back to its text
+ * before the rewrite. `not-written`: the rewrite was made in memory but the file could not be written.
+ */
+export type SiteStatus = 'migrated' | 'migrated-for-review' | 'refused' | 'rolled-back' | 'not-written';
 
 export interface LocalReport {
   name: string;
@@ -36,7 +40,7 @@ export interface SiteReport {
   callOptions: string[];
   /** What the user must still do for this site. */
   todo: string[];
-  /** Lines of the enclosing handler in the original file, to cut its diff out of the file diff. */
+  /** Lines of the enclosing handler in the text the rewrite started from, to cut its diff out of the file diff. */
   handlerLines: { start: number; end: number } | undefined;
 }
 
@@ -47,32 +51,87 @@ export interface Diagnostic {
   file: string | undefined;
   line: number | undefined;
   message: string;
+  /** Stable machine-readable kind, e.g. `serving/http-manual`, `verify/new-type-error`. */
+  code?: string;
 }
 
 export interface FileReport {
+  /** Path relative to the working directory, with forward slashes. */
   file: string;
-  /** The file text before and after the run (after = before when nothing changed or it was rolled back). */
+  /** The file text on disk before the run (line endings and BOM as read). */
   before: string;
+  /**
+   * The text the MRTR rewrite started from: `before` after the v1-to-v2 SDK stage (equal to
+   * `before` when that stage changed nothing). `SiteReport.handlerLines` count lines of this text.
+   */
+  afterSdkUpgrade: string;
+  /** The file text after the run (equal to `before` when nothing changed). */
   after: string;
   changed: boolean;
+  /** Which stages changed the file: `sdk-upgrade` and transform ids (`mrtr`, `serving-entry`). */
+  changedBy: string[];
+  /** The rewrite added type errors and was undone (the SDK stage's edits are kept). */
   rolledBack: boolean;
-  /** Parse error, unreadable file, ...: the file was left untouched. */
+  /** The type errors the rewrite added, when it was rolled back. */
+  newTypeErrors: string[];
+  /** Whether the new text is on disk (false on dry runs, checks and failed writes). */
+  written: boolean;
+  /** Parse error, unreadable or unwritable file, ...: the file was left untouched. */
   error: string | undefined;
+}
+
+export interface ServingEntryReport {
+  file: string;
+  line: number;
+  transport: 'stdio' | 'streamable-http' | 'sse' | 'other';
+  /** `rewritten` to serveStdio, `manual` (reported with guidance), `already` on a 2026-era entry. */
+  status: 'rewritten' | 'manual' | 'already';
+  message: string;
+}
+
+export interface PackageJsonChange {
+  /** Path relative to the working directory. */
+  file: string;
+  added: string[];
+  removed: string[];
+  /** Whether the change was written (false on dry runs and checks). */
+  applied: boolean;
+  before: string;
+  after: string;
 }
 
 export interface RunReport {
   schemaVersion: 1;
   tool: { name: 'mrtr-migrate'; version: string };
   startedAt: string;
+  durationMs: number;
   cwd: string;
-  options: { dryRun: boolean; check: boolean; sdkUpgrade: boolean; verify: boolean };
+  options: {
+    paths: string[];
+    dryRun: boolean;
+    check: boolean;
+    sdkUpgrade: boolean;
+    verify: boolean;
+    force: boolean;
+    ignore: string[];
+    project: string | undefined;
+  };
+  /** The tsconfig whose compiler options were used, relative to the working directory. */
+  tsconfig: string | undefined;
+  /** Source files found (after ignores). */
   filesScanned: number;
+  /** Files the cheap text check found worth parsing. */
+  filesParsed: number;
+  /** Files parsed, changed, failed, or carrying diagnostics; untouched files are not listed. */
   files: FileReport[];
   sites: SiteReport[];
   /** Handlers already in the multi round-trip form (second runs). */
   alreadyMigrated: { file: string; line: number; method: string; name: string | undefined }[];
+  servingEntries: ServingEntryReport[];
   diagnostics: Diagnostic[];
-  packageJsonChanges: { file: string; added: string[]; removed: string[]; applied: boolean }[];
+  packageJsonChanges: PackageJsonChange[];
+  /** The formatter command for the changed files, when one was detected. */
+  formatCommand: string | undefined;
 }
 
 export type { QuestionKind };

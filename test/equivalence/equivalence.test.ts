@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { comparable, FIXTURES, runLegacy, runModern, runnableCases, runShim, scriptProblems, type FixtureCase, type Transcript } from './harness.js';
+import { comparable, FIXTURES, invalidAnswers, runLegacy, runModern, runnableCases, runShim, scriptProblems, type FixtureCase, type Transcript } from './harness.js';
 
 /**
  * For every runnable fixture (fixtures/<case>/scenario.json): the legacy module answers its
@@ -57,6 +57,10 @@ it('has runnable fixtures, and PENDING_OUTPUT names only existing cases', () => 
 });
 
 describe.each(cases.map(fixture => [fixture.name, fixture] as const))('%s', (_name, fixture) => {
+  it('scripted answers are valid results of their method', () => {
+    expect(invalidAnswers(fixture.scenario)).toEqual([]);
+  });
+
   it('legacy input answers the scripted session exactly (every answer used, no unexpected question)', async () => {
     const legacy = await legacyOf(fixture);
     expect(scriptProblems(legacy, fixture.scenario)).toEqual([]);

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createMcpHandler, InMemoryTransport, McpServer, Server } from '@modelcontextprotocol/server';
+import { createMcpHandler, InMemoryTransport, isSpecType, McpServer, Server } from '@modelcontextprotocol/server';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -102,7 +102,7 @@ export function runnableCases(root = FIXTURES): FixtureCase[] {
 export function loadCase(dir: string): FixtureCase {
   const name = dir.split(/[\\/]/).pop()!;
   const input = join(dir, 'input.ts');
-  if (!existsSync(input)) throw new Error(`${dir}: has scenario.json but no input.ts`);
+  if (!existsSync(input)) throw new Error(`${dir}: a runnable fixture needs input.ts next to scenario.json`);
   const output = join(dir, 'output.ts');
   return { name, dir, input, output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
 }
@@ -437,6 +437,26 @@ export function scriptProblems(transcript: Transcript, scenario: Scenario): stri
     for (const question of unexpected) problems.push(`${label}: unexpected question ${JSON.stringify(question)}`);
     if (unused.length > 0) problems.push(`${label}: ${unused.length} scripted answer(s) never asked for, next: ${unused[0]!.method}`);
   });
+  return problems;
+}
+
+/**
+ * Scripted answers the SDK would reject as results (e.g. a non-`file://` root): one line each. A
+ * rejected answer still "answers" the question, so without this check a typo in a scenario shows up
+ * only as an odd "Invalid result for ..." tool error in every transcript alike.
+ */
+export function invalidAnswers(scenario: Scenario): string[] {
+  const valid: Record<QuestionMethod, (result: unknown) => boolean> = {
+    'elicitation/create': result => isSpecType.ElicitResult(result),
+    'sampling/createMessage': result => isSpecType.CreateMessageResult(result) || isSpecType.CreateMessageResultWithTools(result),
+    'roots/list': result => isSpecType.ListRootsResult(result),
+  };
+  const problems: string[] = [];
+  scenario.calls.forEach((call, i) =>
+    call.answers.forEach((answer, j) => {
+      if (!valid[answer.method](answer.result)) problems.push(`calls[${i}].answers[${j}]: not a valid ${answer.method} result`);
+    }),
+  );
   return problems;
 }
 

@@ -26,7 +26,7 @@ export const mrtrTransform: Transform = {
       program,
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
     });
-    const result = rewriteFile(ts, compiled, analysis, context.cwd);
+    const result = rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker());
     if (result.text !== undefined && result.text !== compiled.text) sourceFile.replaceWithText(result.text);
     return {
       changed: result.text !== undefined && result.text !== compiled.text,
@@ -45,7 +45,7 @@ export interface FileRewrite {
 }
 
 /** The per-file rewrite on plain TypeScript objects (shared by the CLI transform and the jscodeshift adapter). */
-export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): FileRewrite {
+export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker): FileRewrite {
   const text = sourceFile.text;
   const newline = newlineOf(text);
   const unit = indentUnit(text);
@@ -66,7 +66,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const constructions = new Set<ts.NewExpression>();
     for (const plan of analysis.plans) {
       const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
-      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName }, plan);
+      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker }, plan);
       rewrites.set(plan, rewrite);
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);

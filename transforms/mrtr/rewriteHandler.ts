@@ -39,6 +39,7 @@ export interface RewriteEnv {
   module: ModuleNames;
   /** Type name for this handler's phase union, already unique in the file. */
   stateTypeName: string;
+  checker: ts.TypeChecker | undefined;
 }
 
 export interface QuestionOutput {
@@ -95,11 +96,10 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     const dropEnd = list ? list[list.length - 1]!.getEnd() : statement.getEnd();
     const kind = q.site.kind as 'elicitation' | 'sampling' | 'roots';
     const answerType = answerTypeOf(ts, q);
-    if (answerType !== 'CreateMessageResult | CreateMessageResultWithTools') for (const t of answerType.split(' | ')) sdkTypes.add(t);
-    else sdkTypes.add('CreateMessageResult').add('CreateMessageResultWithTools');
+    // The sampling answer is cast to the push call's result type.
+    if (kind === 'sampling' && answerType !== 'CreateMessageResult | CreateMessageResultWithTools') sdkTypes.add(answerType);
     if (kind === 'elicitation') {
       usesElicitResultOf = true;
-      sdkTypes.add('ElicitResult');
     }
     const carried = q.live.locals
       .filter(l => l.how === 'carry')
@@ -137,9 +137,15 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     return { text: head + request.params.text + tail, protect };
   };
 
-  /** Edits replacing each first-reached question inside [start, end) with its ask. */
+  const questionStatements = new Set(questions.map(q => q.statement));
+
+  /**
+   * Edits replacing each first-reached question inside [start, end) with its ask, and dropping
+   * statements that the asks made unreachable (after an `if` whose branches all ask, say).
+   */
   const askEdits = (start: number, end: number, except?: Question): Array<Edit & { protect: Array<[number, number]> }> => {
     const edits: Array<Edit & { protect: Array<[number, number]> }> = [];
+    const asking = new Set([...questionStatements].filter(st => st !== except?.statement));
     for (const q of questions) {
       if (q === except) continue;
       const s = q.statement.getStart(env.sourceFile);
@@ -148,6 +154,23 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
       const ask = askText(q, indentAt(env.text, s));
       edits.push({ start: s, end: q.dropEnd, text: ask.text, protect: ask.protect });
     }
+    const visit = (node: ts.Node): void => {
+      if (node.getEnd() <= start || node.getStart(env.sourceFile) >= end || isFunctionLikeNode(ts, node) && node !== fn) return;
+      const list = ts.isBlock(node) || ts.isCaseClause(node) || ts.isDefaultClause(node) ? node.statements : undefined;
+      if (list) {
+        const stop = list.findIndex(st => !asking.has(st) && containsAny(st, asking) && !completes(ts, st, asking));
+        const dead = stop >= 0 ? list.slice(stop + 1) : [];
+        const from = dead[0]?.getStart(env.sourceFile);
+        if (from !== undefined && from >= start && dead[dead.length - 1]!.getEnd() <= end && !edits.some(e => from >= e.start && from < e.end)) {
+          // Drop from the end of the statement that cannot complete, so no blank lines are left behind.
+          const at = list[stop]!.getEnd();
+          for (let i = edits.length - 1; i >= 0; i--) if (edits[i]!.start >= at && edits[i]!.end <= dead[dead.length - 1]!.getEnd()) edits.splice(i, 1);
+          edits.push({ start: at, end: dead[dead.length - 1]!.getEnd(), text: '', protect: [] });
+        }
+      }
+      node.forEachChild(visit);
+    };
+    visit(fn.body!);
     return edits;
   };
 
@@ -176,8 +199,10 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     lines.push('}');
     lines.push(...restoreLines(q, stateVar));
     for (const node of q.rebuilt) lines.push(rebuiltDeclaration(env, node, inner));
-    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner);
-    const text = `if (${stateVar}?.step === '${q.step}') {${nl}${inner}${lines.join(nl + inner)}${cont.text ? nl + inner + cont.text : ''}${cont.completes ? `${nl}${inner}return;` : ''}${nl}${bodyIndent}}`;
+    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner, new Set([...questionStatements].filter(st => st !== q.statement)));
+    // Running off the end of the branch would fall into the first round's code: return, as the original did.
+    const fallsThrough = cont.completes && endReachable(env, fn);
+    const text = `if (${stateVar}?.step === '${q.step}') {${nl}${inner}${lines.join(nl + inner)}${cont.text ? nl + inner + cont.text : ''}${fallsThrough ? `${nl}${inner}return;` : ''}${nl}${bodyIndent}}`;
     return text;
   });
   const header = nl + bodyIndent + [...prologue, ...branches].join(nl + bodyIndent);
@@ -240,6 +265,7 @@ function continuation(
   askEdits: (start: number, end: number, except?: Question) => Array<Edit & { protect: Array<[number, number]> }>,
   answerExpr: string,
   indent: string,
+  asking: ReadonlySet<ts.Statement>,
 ): { text: string; completes: boolean } {
   const { ts, text, sourceFile } = env;
   const nl = env.newline;
@@ -300,7 +326,7 @@ function continuation(
     declared = new Set([...declared, ...restNames]);
   }
   const rendered = parts.map(p => p(indent)).filter(Boolean).join(nl + indent);
-  return { text: rendered, completes: !last || canCompleteNormally(ts, last) };
+  return { text: rendered, completes: !last || completes(ts, last, asking) };
 }
 
 function declaredNames(ts: TS, statements: readonly ts.Statement[]): Set<string> {
@@ -312,19 +338,41 @@ function declaredNames(ts: TS, statements: readonly ts.Statement[]): Set<string>
   return names;
 }
 
-/** Whether control can run past the end of a statement. */
-function canCompleteNormally(ts: TS, s: ts.Statement): boolean {
+/** Whether control can run past the end of a statement, when the `asking` statements return. */
+function completes(ts: TS, s: ts.Statement, asking: ReadonlySet<ts.Statement> = new Set()): boolean {
+  if (asking.has(s)) return false;
   if (ts.isReturnStatement(s) || ts.isThrowStatement(s)) return false;
-  if (ts.isBlock(s)) {
-    const last = s.statements[s.statements.length - 1];
-    return !last || (canCompleteNormally(ts, last) && !s.statements.some(x => ts.isReturnStatement(x) || ts.isThrowStatement(x)));
-  }
-  if (ts.isIfStatement(s)) return !s.elseStatement || canCompleteNormally(ts, s.thenStatement) || canCompleteNormally(ts, s.elseStatement);
+  if (ts.isBlock(s)) return s.statements.every(x => completes(ts, x, asking));
+  if (ts.isIfStatement(s)) return !s.elseStatement || completes(ts, s.thenStatement, asking) || completes(ts, s.elseStatement, asking);
   if (ts.isTryStatement(s)) {
-    if (s.finallyBlock && !canCompleteNormally(ts, s.finallyBlock)) return false;
-    return canCompleteNormally(ts, s.tryBlock) || (!!s.catchClause && canCompleteNormally(ts, s.catchClause.block));
+    if (s.finallyBlock && !completes(ts, s.finallyBlock, asking)) return false;
+    return completes(ts, s.tryBlock, asking) || (!!s.catchClause && completes(ts, s.catchClause.block, asking));
   }
   return true;
+}
+
+/**
+ * Whether the original handler could run off its end (returning undefined). The checker knows
+ * (exhaustive switches, calls returning never): an inferred return type without undefined says no.
+ */
+function endReachable(env: RewriteEnv, fn: ts.FunctionLikeDeclaration): boolean {
+  const { ts, checker } = env;
+  if (!checker || fn.type) return true;
+  const signature = checker.getSignatureFromDeclaration(fn);
+  if (!signature) return true;
+  const returned = checker.getAwaitedType(checker.getReturnTypeOfSignature(signature));
+  if (!returned || returned.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return true;
+  const members = returned.isUnion() ? returned.types : [returned];
+  return members.some(t => (t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) !== 0);
+}
+
+function containsAny(node: ts.Node, statements: ReadonlySet<ts.Statement>): boolean {
+  for (const st of statements) if (st.pos >= node.pos && st.end <= node.end) return true;
+  return false;
+}
+
+function isFunctionLikeNode(ts: TS, node: ts.Node): boolean {
+  return ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
 }
 
 /** The inputRequired builder for a question, around the original call's request parameters. */

@@ -1,0 +1,430 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ts, type SourceFile } from 'ts-morph';
+import { mightContainSites, ProjectIndex } from '../analysis/index.js';
+import type { Diagnostic, FileReport, PackageJsonChange, RunReport, ServingEntryReport, SiteReport } from '../report/model.js';
+import { TRANSFORMS, type Transform, type TransformContext } from '../../transforms/index.js';
+import { discoverSources } from './discover.js';
+import { MigrateError } from './errors.js';
+import { detectFormatter, shellQuote } from './formatter.js';
+import { gitState } from './git.js';
+import { classify, createProject, readSource, syntaxError, type ReadFile } from './load.js';
+import { ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from './packageJson.js';
+import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from './sdkUpgrade.js';
+import { sdkTypeFallback } from './sdkTypes.js';
+import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
+import { findTsconfig, loadTsconfig } from './tsconfig.js';
+import { addedErrors, typeErrorsOf, type TypeError } from './typeCheck.js';
+import { toolVersion } from './version.js';
+
+export interface MigrateOptions {
+  /** Working directory: paths are relative to it, reports name files relative to it. Default: `process.cwd()`. */
+  cwd?: string;
+  /** Files, folders and globs. Default: `['.']`. */
+  paths?: string[];
+  /** More gitignore-style patterns to skip, relative to `cwd`. */
+  ignore?: string[];
+  /** The tsconfig to use (file or folder). Default: the nearest one. */
+  project?: string;
+  /** Write nothing; the report holds every diff. */
+  dryRun?: boolean;
+  /** Write nothing (like dryRun); the CLI exits 1 when anything is left to migrate. */
+  check?: boolean;
+  /** Run the official v1-to-v2 stage and update package.json. Default: true. */
+  sdkUpgrade?: boolean;
+  /** Type-check changed files and roll back rewrites that add type errors. Default: true. */
+  verify?: boolean;
+  /** Write even when the git work tree has uncommitted changes. */
+  force?: boolean;
+  /** Paths that do not count as uncommitted changes (the report files of an earlier run). */
+  allowDirty?: string[];
+  onProgress?: (event: ProgressEvent) => void;
+  /** The per-file transforms; default: the shipped list (MRTR rewrite, then the serving entry). */
+  transforms?: Transform[];
+}
+
+export interface ProgressEvent {
+  phase: 'read' | 'sdk-upgrade' | 'rewrite' | 'verify' | 'write';
+  done: number;
+  total: number;
+  /** Path relative to the working directory. */
+  file?: string;
+}
+
+/** One file of the run on its way through the stages. */
+interface Entry {
+  read: ReadFile;
+  rel: string;
+  shape: TextShape;
+  sourceFile: SourceFile | undefined;
+  afterSdkUpgrade: string;
+  changedBy: string[];
+  baseline: TypeError[] | undefined;
+  newTypeErrors: string[];
+  rolledBack: boolean;
+  error: string | undefined;
+  zodInjected: boolean;
+  sites: SiteReport[];
+}
+
+/**
+ * The whole migration: find the files, upgrade v1 code with the official codemod, run the rewrite
+ * transforms, type-check and roll back what broke, write atomically, and describe it all in a
+ * RunReport. Throws MigrateError when the run cannot be done at all.
+ */
+export async function migrate(options: MigrateOptions = {}): Promise<RunReport> {
+  const startedAt = new Date();
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const paths = options.paths && options.paths.length > 0 ? options.paths : ['.'];
+  const sdkUpgrade = options.sdkUpgrade ?? true;
+  const verify = options.verify ?? true;
+  const write = !options.dryRun && !options.check;
+  const transforms = options.transforms ?? TRANSFORMS;
+  const progress = options.onProgress ?? (() => {});
+  const rel = (file: string) => path.relative(cwd, file).split(path.sep).join('/') || '.';
+  const diagnostics: Diagnostic[] = [];
+
+  const git = gitState(cwd, options.allowDirty ?? []);
+  if (write && !options.force && git.root && git.changes.length > 0) {
+    const sample = git.changes.slice(0, 3).map(line => line.slice(3)).join(', ');
+    throw new MigrateError(
+      `the git work tree ${git.root} has ${git.changes.length} uncommitted change(s) (${sample}${git.changes.length > 3 ? ', ...' : ''}); commit or stash them so the migration's diff can be reviewed on its own, or pass --force.`,
+    );
+  }
+
+  const tsconfigFile = options.project ? projectOption(cwd, options.project) : findTsconfig(startDirectory(cwd, paths), git.root);
+  const tsconfig = loadTsconfig(tsconfigFile, options.project !== undefined);
+  for (const warning of tsconfig.warnings) diagnostics.push({ level: 'warning', source: 'cli', code: 'cli/tsconfig', file: tsconfig.file ? rel(tsconfig.file) : undefined, line: undefined, message: warning });
+
+  const discovery = discoverSources({
+    cwd,
+    inputs: paths,
+    ignore: options.ignore ?? [],
+    ignoreRoot: git.root ?? cwd,
+    buildOutputs: buildOutputs(tsconfig.options.outDir, cwd),
+  });
+  if (discovery.symlinks.length > 0) {
+    diagnostics.push({ level: 'info', source: 'cli', code: 'cli/symlinks', file: undefined, line: undefined, message: `${discovery.symlinks.length} symbolic link(s) not followed: ${discovery.symlinks.slice(0, 5).map(rel).join(', ')}${discovery.symlinks.length > 5 ? ', ...' : ''}` });
+  }
+  if (discovery.files.length === 0) {
+    const links = discovery.symlinks.length > 0 ? ` (${discovery.symlinks.length} symbolic link(s) not followed)` : '';
+    throw new MigrateError(`no TypeScript or JavaScript source files found in ${paths.join(' ')}${links}; node_modules, build output and git-ignored files are skipped.`);
+  }
+
+  // Read everything once; the cheap text check decides what is parsed at all.
+  const entries: Entry[] = [];
+  const contextFiles: ReadFile[] = [];
+  const unreadable: FileReport[] = [];
+  const allTexts = new Map<string, string>();
+  discovery.files.forEach((file, i) => {
+    progress({ phase: 'read', done: i, total: discovery.files.length, file: rel(file) });
+    try {
+      const read = readSource(file, sdkUpgrade);
+      allTexts.set(file, read.text);
+      if (read.role === 'rewrite') entries.push(newEntry(read, rel(file)));
+      else if (read.role === 'context') contextFiles.push(read);
+    } catch (error) {
+      unreadable.push(errorFile(rel(file), `cannot be read: ${errorText(error)}`));
+    }
+  });
+  if (unreadable.length === discovery.files.length) {
+    throw new MigrateError(`none of the ${discovery.files.length} source file(s) could be read (${unreadable[0]!.file}: ${unreadable[0]!.error}).`);
+  }
+
+  const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : git.root ?? cwd;
+  const fallback = sdkTypeFallback(projectDir, tsconfig.options);
+  for (const borrowed of fallback.borrowed) {
+    diagnostics.push({ level: 'info', source: 'verify', code: 'verify/sdk-types-borrowed', file: undefined, line: undefined, message: `${borrowed.specifier} is not installed in the project yet; its types were taken from mrtr-migrate's own copy (${borrowed.version ?? 'unknown version'}) to check the rewrite. Install the new packages after the migration.` });
+  }
+  if (verify && fallback.missing.length > 0 && entries.some(e => mentionsV1Sdk(e.read.text))) {
+    diagnostics.push({ level: 'warning', source: 'verify', code: 'verify/sdk-types-missing', file: undefined, line: undefined, message: `${fallback.missing.join(', ')} cannot be resolved; the type check ignores "cannot find module" errors for them, so code using them is checked loosely.` });
+  }
+  const project = createProject({ ...tsconfig.options, paths: { ...tsconfig.options.paths, ...fallback.paths } });
+  for (const entry of entries) entry.sourceFile = project.createSourceFile(entry.read.path, entry.read.text, { overwrite: true });
+  for (const read of contextFiles) project.createSourceFile(read.path, read.text, { overwrite: true });
+
+  // A file that does not parse is listed with its error and never touched.
+  for (const entry of entries) {
+    const error = syntaxError(project, entry.sourceFile!);
+    if (!error) continue;
+    entry.error = `syntax error at ${error}; the file was left untouched.`;
+    project.removeSourceFile(entry.sourceFile!);
+    entry.sourceFile = undefined;
+  }
+  const live = entries.filter(e => e.sourceFile);
+
+  if (sdkUpgrade) {
+    const manifest = ownerManifest(path.join(cwd, 'package.json.probe'), git.root ?? path.parse(cwd).root);
+    const projectType = detectProjectType(dependenciesOf(manifest), allTexts.values());
+    const v1 = live.filter(e => mentionsV1Sdk(e.read.text));
+    v1.forEach((entry, i) => {
+      progress({ phase: 'sdk-upgrade', done: i, total: v1.length, file: entry.rel });
+      const result = runSdkUpgrade(entry.sourceFile!, projectType, entry.rel);
+      diagnostics.push(...result.diagnostics);
+      entry.zodInjected = result.zodInjected;
+      if (result.changed) entry.changedBy.push('sdk-upgrade');
+    });
+  }
+  for (const entry of live) entry.afterSdkUpgrade = entry.sourceFile!.getFullText();
+
+  // Type errors before the rewrite, for files the rewrite may touch; the program also feeds the analysis.
+  if (verify) {
+    const program = project.getProgram().compilerObject;
+    for (const entry of live) {
+      if (!mightContainSites(entry.afterSdkUpgrade) && classify(entry.afterSdkUpgrade, false) !== 'rewrite') continue;
+      const compiled = program.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(program, compiled);
+    }
+  }
+
+  const sites: SiteReport[] = [];
+  const alreadyMigrated: RunReport['alreadyMigrated'] = [];
+  let index: { program: ts.Program; index: ProjectIndex } | undefined;
+  const contextFor = (): TransformContext => {
+    const program = project.getProgram().compilerObject;
+    if (!index || index.program !== program) index = { program, index: new ProjectIndex(ts as never, program as never) };
+    return { project, ts, projectIndex: index.index, cwd };
+  };
+  live.forEach((entry, i) => {
+    progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
+    const sourceFile = entry.sourceFile!;
+    const found: SiteReport[] = [];
+    const said: Diagnostic[] = [];
+    const already: RunReport['alreadyMigrated'] = [];
+    const changedBy: string[] = [];
+    let current = '';
+    try {
+      for (const transform of transforms) {
+        current = transform.id;
+        const result = transform.apply(sourceFile, contextFor());
+        found.push(...result.sites);
+        said.push(...result.diagnostics);
+        already.push(...result.alreadyMigrated.map(a => ({ file: entry.rel, ...a })));
+        if (result.changed) changedBy.push(transform.id);
+      }
+    } catch (error) {
+      sourceFile.replaceWithText(entry.afterSdkUpgrade);
+      entry.error = `internal error in the ${current} rewrite (${errorText(error)}); the file was left as the SDK stage made it. Please report this with the file.`;
+      for (const site of found) if (site.status !== 'refused') markUndone(site, 'rolled-back', 'an internal error stopped the rewrite of this file; migrate it by hand.');
+      sites.push(...found);
+      return;
+    }
+    sites.push(...found);
+    entry.sites = found;
+    diagnostics.push(...said);
+    alreadyMigrated.push(...already);
+    entry.changedBy.push(...changedBy);
+  });
+
+  if (verify) {
+    let pending = live.filter(e => !e.error && sourceTextOf(e) !== e.afterSdkUpgrade);
+    for (let round = 0; round < 3 && pending.length > 0; round++) {
+      const program = project.getProgram().compilerObject;
+      const broken: Entry[] = [];
+      pending.forEach((entry, i) => {
+        progress({ phase: 'verify', done: i, total: pending.length, file: entry.rel });
+        const compiled = program.getSourceFile(entry.read.path);
+        if (!compiled) return;
+        const added = addedErrors(entry.baseline ?? [], typeErrorsOf(program, compiled));
+        if (added.length === 0) return;
+        entry.newTypeErrors = added.map(e => e.text);
+        broken.push(entry);
+      });
+      for (const entry of broken) rollBack(entry, diagnostics);
+      if (broken.length === 0) break;
+      pending = pending.filter(e => !e.rolledBack);
+    }
+  }
+
+  // The manifest: v1 package out, the v2 packages the code now imports in.
+  const manifestUpdates: ManifestUpdate[] = [];
+  if (sdkUpgrade) {
+    const stop = git.root ?? path.parse(cwd).root;
+    const used = new Map<string, Set<string>>();
+    const zod = new Set<string>();
+    for (const [file, text] of allTexts) {
+      const owner = ownerManifest(file, stop);
+      if (!owner) continue;
+      const entry = entries.find(e => e.read.path === file);
+      const finalText = entry?.sourceFile ? entry.sourceFile.getFullText() : text;
+      const set = used.get(owner) ?? new Set<string>();
+      for (const pkg of v2PackagesIn(finalText)) set.add(pkg);
+      used.set(owner, set);
+      if (entry?.zodInjected) zod.add(owner);
+    }
+    for (const [manifest, packages] of used) {
+      try {
+        const update = planManifestUpdate(manifest, packages, zod.has(manifest));
+        if (update) manifestUpdates.push(update);
+      } catch (error) {
+        diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: rel(manifest), line: undefined, message: errorText(error) });
+      }
+    }
+  }
+
+  // Write: only whole, verified files, atomically, each with its own line endings, BOM and shebang.
+  const changed = live.filter(e => sourceTextOf(e) !== e.read.text);
+  const written: string[] = [];
+  if (write) {
+    changed.forEach((entry, i) => {
+      progress({ phase: 'write', done: i, total: changed.length, file: entry.rel });
+      try {
+        if (isReadOnly(entry.read.path)) throw new Error('the file is read-only; make it writable and run again');
+        if (readFileSync(entry.read.path, 'utf8') !== entry.read.raw) throw new Error('the file changed on disk during the run; run again');
+        writeFileAtomic(entry.read.path, restoreShape(sourceTextOf(entry), entry.shape));
+        written.push(entry.read.path);
+      } catch (error) {
+        entry.error = `not written: ${errorText(error)}`;
+        for (const site of entry.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', entry.error);
+      }
+    });
+  }
+  const packageJsonChanges: PackageJsonChange[] = manifestUpdates.map(update => {
+    let applied = false;
+    if (write) {
+      try {
+        if (isReadOnly(update.file)) throw new Error('the file is read-only');
+        writeFileAtomic(update.file, update.after);
+        applied = true;
+      } catch (error) {
+        diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: rel(update.file), line: undefined, message: `not written: ${errorText(error)}; apply the change by hand.` });
+      }
+    }
+    return { file: rel(update.file), added: update.added, removed: update.removed, applied, before: splitBom(update.before).text, after: splitBom(update.after).text };
+  });
+
+  const formatter = written.length > 0 ? detectFormatter(cwd) : undefined;
+  const files: FileReport[] = [
+    ...unreadable,
+    ...entries.map(entry => fileReport(entry, written.includes(entry.read.path))),
+  ].sort((a, b) => a.file.localeCompare(b.file));
+
+  return {
+    schemaVersion: 1,
+    tool: { name: 'mrtr-migrate', version: toolVersion() },
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    cwd,
+    options: {
+      paths,
+      dryRun: !!options.dryRun,
+      check: !!options.check,
+      sdkUpgrade,
+      verify,
+      force: !!options.force,
+      ignore: options.ignore ?? [],
+      project: options.project,
+    },
+    tsconfig: tsconfig.file ? rel(tsconfig.file) : undefined,
+    filesScanned: discovery.files.length,
+    filesParsed: entries.length + contextFiles.length,
+    files,
+    sites: sites.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column),
+    alreadyMigrated,
+    servingEntries: servingEntries(diagnostics, entries),
+    diagnostics,
+    packageJsonChanges,
+    formatCommand: formatter ? `${formatter.command} ${written.map(f => shellQuote(rel(f))).join(' ')}` : undefined,
+  };
+}
+
+function newEntry(read: ReadFile, rel: string): Entry {
+  return {
+    read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
+    baseline: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
+  };
+}
+
+function sourceTextOf(entry: Entry): string {
+  return entry.sourceFile ? entry.sourceFile.getFullText() : entry.read.text;
+}
+
+/** Undo the rewrite of a file that gained type errors; the SDK stage's edits stay. */
+function rollBack(entry: Entry, diagnostics: Diagnostic[]): void {
+  entry.sourceFile!.replaceWithText(entry.afterSdkUpgrade);
+  entry.rolledBack = true;
+  entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
+  const first = entry.newTypeErrors[0] ?? '';
+  diagnostics.push({
+    level: 'error', source: 'verify', code: 'verify/rolled-back', file: entry.rel, line: undefined,
+    message: `the rewrite added ${entry.newTypeErrors.length} type error(s) and was rolled back (${first}${entry.newTypeErrors.length > 1 ? '; ...' : ''}); migrate this file by hand or report the case.`,
+  });
+  for (const site of entry.sites) {
+    if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
+  }
+}
+
+function markUndone(site: SiteReport, status: 'rolled-back' | 'not-written', why: string): void {
+  site.status = status;
+  site.hint = why;
+  site.todo = [`Migrate by hand: ${why}`, ...site.todo.filter(t => !t.startsWith('Migrate by hand'))];
+}
+
+function fileReport(entry: Entry, written: boolean): FileReport {
+  const after = splitBom(restoreShape(sourceTextOf(entry), entry.shape)).text;
+  const before = entry.read.text;
+  return {
+    file: entry.rel,
+    before,
+    afterSdkUpgrade: entry.afterSdkUpgrade,
+    after,
+    changed: after !== before,
+    changedBy: entry.changedBy,
+    rolledBack: entry.rolledBack,
+    newTypeErrors: entry.newTypeErrors,
+    written,
+    error: entry.error,
+  };
+}
+
+function errorFile(file: string, error: string): FileReport {
+  return { file, before: '', afterSdkUpgrade: '', after: '', changed: false, changedBy: [], rolledBack: false, newTypeErrors: [], written: false, error };
+}
+
+function servingEntries(diagnostics: Diagnostic[], entries: Entry[]): ServingEntryReport[] {
+  const rolledBack = new Set(entries.filter(e => e.rolledBack || e.error).map(e => e.rel));
+  return diagnostics
+    .filter(d => d.source === 'serving' && d.file !== undefined && d.line !== undefined)
+    .map(d => {
+      const status = d.code === 'serving/stdio-rewritten' ? (rolledBack.has(d.file!) ? 'manual' : 'rewritten') : d.code === 'serving/already' ? 'already' : 'manual';
+      const transport = /SSEServerTransport/.test(d.message) ? 'sse' : d.code === 'serving/http-manual' ? 'streamable-http' : d.code === 'serving/already' && d.message.includes('createMcpHandler') ? 'streamable-http' : 'stdio';
+      return { file: d.file!, line: d.line!, transport, status, message: d.message } satisfies ServingEntryReport;
+    });
+}
+
+function projectOption(cwd: string, option: string): string {
+  const resolved = path.resolve(cwd, option);
+  return /\.json$/i.test(resolved) ? resolved : path.join(resolved, 'tsconfig.json');
+}
+
+/** Where the nearest tsconfig is looked for: the first path given, or its folder. */
+function startDirectory(cwd: string, paths: string[]): string {
+  const first = path.resolve(cwd, paths[0]!);
+  if (ts.sys.directoryExists(first)) return first;
+  return ts.sys.fileExists(first) ? path.dirname(first) : cwd;
+}
+
+/** The tsconfig's outDir is build output, unless it contains the sources themselves. */
+function buildOutputs(outDir: string | undefined, cwd: string): string[] {
+  if (!outDir) return [];
+  const out = path.resolve(outDir);
+  return out === cwd || cwd.startsWith(out + path.sep) ? [] : [out];
+}
+
+function dependenciesOf(manifest: string | undefined): Set<string> {
+  if (!manifest) return new Set();
+  try {
+    const json = JSON.parse(splitBom(readFileSync(manifest, 'utf8')).text) as Record<string, Record<string, string> | undefined>;
+    return new Set([...Object.keys(json['dependencies'] ?? {}), ...Object.keys(json['devDependencies'] ?? {})]);
+  } catch {
+    return new Set();
+  }
+}
+
+function errorText(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error && typeof (error as { code: unknown }).code === 'string' && 'message' in error) {
+    const e = error as { code: string; message: string };
+    return e.code === 'EACCES' || e.code === 'EPERM' ? `permission denied (${e.code})` : e.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}

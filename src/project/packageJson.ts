@@ -1,0 +1,114 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The manifest side of the v1-to-v2 stage (the official codemod does not export its updater): the
+ * v1 `@modelcontextprotocol/sdk` dependency goes, the v2 packages the code now imports come in,
+ * at the ranges the official codemod writes. Key order, indentation, line endings and the final
+ * newline of the user's file are kept: new entries take the old entry's place.
+ */
+
+export const V1_PACKAGE = '@modelcontextprotocol/sdk';
+
+/** The ranges `@modelcontextprotocol/codemod` 2.3.1 writes (its `V2_PACKAGE_VERSIONS`); a test keeps them in step. */
+export const V2_PACKAGE_RANGES: Readonly<Record<string, string>> = {
+  '@modelcontextprotocol/client': '^2.3.1',
+  '@modelcontextprotocol/server': '^2.3.1',
+  '@modelcontextprotocol/node': '^2.1.1',
+  '@modelcontextprotocol/express': '^2.0.2',
+  '@modelcontextprotocol/server-legacy': '^2.3.1',
+  '@modelcontextprotocol/core': '^2.3.1',
+};
+
+const ZOD_RANGE = '^4.2.0';
+
+/** The v2 package an import specifier belongs to (`@modelcontextprotocol/server/stdio` -> server). */
+export function v2PackageOf(specifier: string): string | undefined {
+  const match = /^(@modelcontextprotocol\/[^/'"`]+)/.exec(specifier);
+  return match && match[1]! in V2_PACKAGE_RANGES ? match[1] : undefined;
+}
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"`](@modelcontextprotocol\/[^'"`]+)['"`]/g;
+
+/** The v2 packages a source text imports (a text scan: cheap, and good enough for a manifest). */
+export function v2PackagesIn(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(SPECIFIER)) {
+    const pkg = v2PackageOf(match[1]!);
+    if (pkg) found.add(pkg);
+  }
+  return [...found];
+}
+
+/** The nearest package.json above a file, not above `stop`. */
+export function ownerManifest(file: string, stop: string): string | undefined {
+  let dir = path.dirname(file);
+  for (;;) {
+    const candidate = path.join(dir, 'package.json');
+    if (existsSync(candidate)) return candidate;
+    const parent = path.dirname(dir);
+    if (dir === stop || parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+export interface ManifestUpdate {
+  file: string;
+  before: string;
+  after: string;
+  added: string[];
+  removed: string[];
+}
+
+type Json = Record<string, unknown>;
+
+/** The update for one manifest, or undefined when it does not declare the v1 SDK (nothing to swap). */
+export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean): ManifestUpdate | undefined {
+  const raw = readFileSync(file, 'utf8');
+  const bom = raw.startsWith('\uFEFF');
+  const text = bom ? raw.slice(1) : raw;
+  let json: Json;
+  try {
+    json = JSON.parse(text) as Json;
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it and run again.`);
+  }
+  const deps = section(json, 'dependencies');
+  const devDeps = section(json, 'devDependencies');
+  const inDeps = deps !== undefined && V1_PACKAGE in deps;
+  const inDevDeps = devDeps !== undefined && V1_PACKAGE in devDeps;
+  if (!inDeps && !inDevDeps) return undefined;
+
+  const declared = (name: string) => (deps !== undefined && name in deps) || (devDeps !== undefined && name in devDeps);
+  const added = [...used].filter(pkg => pkg in V2_PACKAGE_RANGES && !declared(pkg)).sort();
+  const declaresZod = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].some(s => section(json, s)?.['zod'] !== undefined);
+  if (zodInjected && !declaresZod) added.push('zod');
+  const target = inDeps ? 'dependencies' : 'devDependencies';
+  const entries = Object.fromEntries(added.map(pkg => [pkg, pkg === 'zod' ? ZOD_RANGE : V2_PACKAGE_RANGES[pkg]!]));
+
+  for (const name of ['dependencies', 'devDependencies'] as const) {
+    const current = section(json, name);
+    if (!current || !(V1_PACKAGE in current)) continue;
+    const replaced: Json = {};
+    for (const [key, value] of Object.entries(current)) {
+      if (key === V1_PACKAGE) {
+        if (name === target) Object.assign(replaced, entries);
+      } else {
+        replaced[key] = value;
+      }
+    }
+    json[name] = replaced;
+  }
+
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
+  const crlf = text.includes('\r\n');
+  let out = JSON.stringify(json, null, indent);
+  if (/\r?\n$/.test(text)) out += '\n';
+  if (crlf) out = out.replace(/\n/g, '\r\n');
+  return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: [V1_PACKAGE] };
+}
+
+function section(json: Json, name: string): Json | undefined {
+  const value = json[name];
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}

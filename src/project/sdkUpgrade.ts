@@ -1,0 +1,142 @@
+import { getMigration, type Diagnostic as CodemodDiagnostic, type TransformContext as CodemodContext } from '@modelcontextprotocol/codemod';
+import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import type { Diagnostic } from '../report/model.js';
+
+/**
+ * The v1-to-v2 stage: the official `@modelcontextprotocol/codemod` transforms, run on our in-memory
+ * project so the MRTR rewrite sees v2 code. Per file this mirrors the official runner: a transform
+ * that throws rolls the file back, advisory notes are dropped for files it did not change, comment
+ * markers (`@mcp-codemod-error`) are inserted for diagnostics that ask for one, a lost shebang is
+ * put back.
+ */
+
+export type ProjectType = CodemodContext['projectType'];
+
+export const CODEMOD_MARKER = '@mcp-codemod-error';
+
+export interface SdkStageResult {
+  changed: boolean;
+  diagnostics: Diagnostic[];
+  /** The stage added `import { z } from 'zod'`: the manifest may need zod. */
+  zodInjected: boolean;
+}
+
+const V1_IMPORT = /['"`]@modelcontextprotocol\/sdk(?:\/[^'"`]*)?['"`]/;
+
+/** Whether a file's text refers to the v1 SDK at all (the stage is a no-op otherwise). */
+export function mentionsV1Sdk(text: string): boolean {
+  return V1_IMPORT.test(text);
+}
+
+/** Client, server or both, from the manifest's v2 dependencies, else from the v1 import paths. */
+export function detectProjectType(dependencies: Set<string>, texts: Iterable<string>): ProjectType {
+  const hasClient = dependencies.has('@modelcontextprotocol/client');
+  const hasServer = dependencies.has('@modelcontextprotocol/server');
+  if (hasClient && hasServer) return 'both';
+  if (hasClient) return 'client';
+  if (hasServer) return 'server';
+  let client = false;
+  let server = false;
+  for (const text of texts) {
+    client ||= /['"`]@modelcontextprotocol\/sdk\/client(?:\/|['"`])/.test(text);
+    server ||= /['"`]@modelcontextprotocol\/sdk\/server(?:\/|['"`])/.test(text);
+  }
+  return client && server ? 'both' : client ? 'client' : server ? 'server' : 'unknown';
+}
+
+export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, displayPath: string): SdkStageResult {
+  const migration = getMigration('v1-to-v2');
+  if (!migration) throw new Error('@modelcontextprotocol/codemod has no v1-to-v2 migration; reinstall mrtr-migrate.');
+  const original = sourceFile.getFullText();
+  const shebang = /^#![^\n]*\n(?:[ \t]*\r?\n)*/.exec(original)?.[0];
+  let changes = 0;
+  let found: CodemodDiagnostic[] = [];
+  try {
+    for (const transform of migration.transforms) {
+      const result = transform.apply(sourceFile, { projectType });
+      changes += result.changesCount;
+      found.push(...result.diagnostics);
+    }
+  } catch (error) {
+    sourceFile.replaceWithText(original);
+    return {
+      changed: false,
+      zodInjected: false,
+      diagnostics: [{
+        level: 'error',
+        source: 'sdk-upgrade',
+        file: displayPath,
+        line: 1,
+        code: 'sdk-upgrade/transform-failed',
+        message: `the v1-to-v2 SDK upgrade failed on this file and left it as it was: ${error instanceof Error ? error.message : String(error)}`,
+      }],
+    };
+  }
+  if (changes === 0) found = found.filter(d => !d.advisoryOnly);
+  for (const d of found) {
+    if (!d.resolveCurrentLine) continue;
+    try {
+      d.line = d.resolveCurrentLine();
+    } catch {
+      delete d.insertComment;
+    }
+    delete d.resolveCurrentLine;
+  }
+  insertMarkerComments(sourceFile, found);
+  if (shebang && !sourceFile.getFullText().startsWith('#!')) {
+    sourceFile.insertText(0, shebang);
+    const shift = shebang.match(/\n/g)?.length ?? 0;
+    for (const d of found) d.line += shift;
+  }
+  return {
+    changed: sourceFile.getFullText() !== original,
+    zodInjected: found.some(d => d.tag === 'zod-injected'),
+    diagnostics: found.map(d => ({
+      level: d.level === 'error' ? 'error' : d.level === 'warning' ? 'warning' : 'info',
+      source: 'sdk-upgrade',
+      file: displayPath,
+      line: d.line,
+      code: d.category === 'v2-gap' ? 'sdk-upgrade/v2-gap' : d.insertComment ? 'sdk-upgrade/marker' : `sdk-upgrade/${d.level}`,
+      message: d.message,
+    })),
+  };
+}
+
+/** The official runner's marker insertion, for one file: one comment per line, never inside a literal. */
+function insertMarkerComments(sourceFile: SourceFile, diagnostics: CodemodDiagnostic[]): void {
+  const wanted = diagnostics.filter(d => d.insertComment).sort((a, b) => b.line - a.line);
+  const merged: { line: number; message: string }[] = [];
+  for (const d of wanted) {
+    const previous = merged.at(-1);
+    if (previous && previous.line === d.line) previous.message += ' | ' + d.message;
+    else merged.push({ line: d.line, message: d.message });
+  }
+  for (const marker of merged) {
+    const text = sourceFile.getFullText();
+    const lines = text.split('\n');
+    const index = marker.line - 1;
+    if (index < 0 || index >= lines.length) continue;
+    if (index > 0 && lines[index - 1]!.includes(CODEMOD_MARKER)) continue;
+    const lineStart = lines.slice(0, index).reduce((sum, l) => sum + l.length + 1, 0);
+    if (insideLiteral(sourceFile.getDescendantAtPos(lineStart))) continue;
+    const indent = /^(\s*)/.exec(lines[index]!)?.[1] ?? '';
+    const eol = text.includes('\r\n') ? '\r\n' : '\n';
+    sourceFile.insertText(lineStart, `${indent}/* ${CODEMOD_MARKER} ${marker.message.replaceAll('*/', '* /')} */${eol}`);
+  }
+}
+
+const LITERAL_KINDS = new Set([
+  SyntaxKind.NoSubstitutionTemplateLiteral,
+  SyntaxKind.TemplateHead,
+  SyntaxKind.TemplateMiddle,
+  SyntaxKind.TemplateTail,
+  SyntaxKind.StringLiteral,
+  SyntaxKind.JsxText,
+]);
+
+function insideLiteral(node: Node | undefined): boolean {
+  for (let current = node; current; current = current.getParent()) {
+    if (LITERAL_KINDS.has(current.getKind())) return true;
+  }
+  return false;
+}

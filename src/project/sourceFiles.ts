@@ -1,0 +1,33 @@
+/** The sources a migration reads: TypeScript and JavaScript, never declaration files. */
+export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
+
+const SOURCE_RE = /\.(?:ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const DECLARATION_RE = /\.d\.(?:ts|mts|cts)$|\.d\.[^/\\]+\.ts$/;
+
+export function isSourceFileName(name: string): boolean {
+  return SOURCE_RE.test(name) && !DECLARATION_RE.test(name);
+}
+
+export function isDeclarationFileName(name: string): boolean {
+  return DECLARATION_RE.test(name);
+}
+
+/** Folders that hold dependencies, VCS data or build output: never walked into. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.next',
+  '.nuxt',
+  '.output',
+  '.svelte-kit',
+  '.turbo',
+  '.vercel',
+  '.wrangler',
+  '__generated__',
+]);

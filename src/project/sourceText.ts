@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * What a file's bytes carry besides its code: a byte order mark, its line endings, a shebang.
+ * The rewrite works on BOM-less text; these are put back exactly before writing.
+ */
+export interface TextShape {
+  bom: boolean;
+  crlf: boolean;
+  shebang: string | undefined;
+}
+
+const BOM = '\uFEFF';
+
+export function splitBom(raw: string): { text: string; bom: boolean } {
+  return raw.startsWith(BOM) ? { text: raw.slice(1), bom: true } : { text: raw, bom: false };
+}
+
+export function shapeOf(text: string): TextShape {
+  const { text: body, bom } = splitBom(text);
+  const crlfCount = body.match(/\r\n/g)?.length ?? 0;
+  const lfCount = (body.match(/\n/g)?.length ?? 0) - crlfCount;
+  return { bom, crlf: crlfCount > lfCount, shebang: /^#![^\n]*\n(?:[ \t]*\r?\n)*/.exec(body)?.[0] };
+}
+
+/**
+ * Puts the original's shape back on rewritten text: inserted lines get the file's line endings
+ * (CRLF in template literals is read as LF by the language, so this changes no value), a shebang a
+ * transform lost is restored (as the official codemod's runner does), the BOM is kept.
+ */
+export function restoreShape(rewritten: string, shape: TextShape): string {
+  let text = splitBom(rewritten).text;
+  if (shape.crlf) text = text.replace(/\r?\n/g, '\r\n');
+  if (shape.shebang && !text.startsWith('#!')) text = shape.shebang + text;
+  return shape.bom ? BOM + text : text;
+}
+
+/** A file with no write permission for its owner is left alone, even when we could write it (root). */
+export function isReadOnly(file: string): boolean {
+  return (statSync(file).mode & 0o200) === 0;
+}
+
+/**
+ * Write through a temporary file in the same directory and rename it over the target, so a crash
+ * or a full disk never leaves a half-written source file. Keeps the file's permission bits.
+ */
+export function writeFileAtomic(file: string, text: string): void {
+  const mode = statSync(file).mode & 0o7777;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.mrtr-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, 'wx', mode);
+    writeSync(fd, text, null, 'utf8');
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    chmodSync(temp, mode);
+    renameSync(temp, file);
+  } catch (error) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch {
+      // the temporary file was never created or is already gone
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,39 @@
+import { ts } from 'ts-morph';
+import { isMissingSdkModule } from './sdkTypes.js';
+
+/**
+ * Type errors of one file, keyed without positions (code and message), so the errors of the
+ * text before a rewrite and after it can be compared although lines moved.
+ */
+export interface TypeError {
+  key: string;
+  line: number;
+  text: string;
+}
+
+export function typeErrorsOf(program: ts.Program, sourceFile: ts.SourceFile): TypeError[] {
+  const diagnostics = [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
+  const errors: TypeError[] = [];
+  for (const d of diagnostics) {
+    if (d.category !== ts.DiagnosticCategory.Error) continue;
+    const message = ts.flattenDiagnosticMessageText(d.messageText, ' ');
+    // An SDK package the project has not installed yet is the install's business, not the rewrite's.
+    if (isMissingSdkModule(d.code, message)) continue;
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    errors.push({ key: `TS${d.code}: ${message}`, line, text: `line ${line}: TS${d.code}: ${message}` });
+  }
+  return errors;
+}
+
+/** Errors of `after` that `before` did not have (as a multiset: one more of the same error counts). */
+export function addedErrors(before: TypeError[], after: TypeError[]): TypeError[] {
+  const remaining = new Map<string, number>();
+  for (const e of before) remaining.set(e.key, (remaining.get(e.key) ?? 0) + 1);
+  const added: TypeError[] = [];
+  for (const e of after) {
+    const left = remaining.get(e.key) ?? 0;
+    if (left > 0) remaining.set(e.key, left - 1);
+    else added.push(e);
+  }
+  return added;
+}

@@ -1,0 +1,36 @@
+import { diffOfLines } from './diff.js';
+import type { FileReport, RunReport, SiteReport } from './model.js';
+import { STATUS_LABEL } from './summary.js';
+
+/** Facts about a site that every renderer words the same way. */
+
+export function fileOf(report: RunReport, site: SiteReport): FileReport | undefined {
+  return report.files.find(f => f.file === site.file);
+}
+
+/** The diff of the site's handler: what the rewrite did to it (SDK-stage edits excluded). */
+export function handlerDiff(report: RunReport, site: SiteReport): string {
+  const file = fileOf(report, site);
+  if (!file || !site.handlerLines) return '';
+  return diffOfLines(site.file, file.afterSdkUpgrade, file.after, site.handlerLines);
+}
+
+export function verdictText(site: SiteReport): string {
+  const label = STATUS_LABEL[site.status];
+  if (site.status === 'refused') return `${label}: ${site.reason ?? 'unknown reason'}`;
+  return label;
+}
+
+export function handlerText(site: SiteReport): string {
+  if (!site.handler) return site.context;
+  const name = site.handler.name ? ` "${site.handler.name}"` : '';
+  return `${site.handler.method}${name} (line ${site.handler.line})`;
+}
+
+export function localsText(site: SiteReport): string[] {
+  return site.liveLocals.map(l => `${l.name}${l.type ? `: ${l.type}` : ''} (${l.how === 'carry' ? 'carried in requestState' : 'rebuilt on resume'})`);
+}
+
+export function siteLocation(site: SiteReport): string {
+  return `${site.file}:${site.line}:${site.column}`;
+}

@@ -1,0 +1,102 @@
+import rule from '../../rules/no-push-elicitation.js';
+import { at, ruleTester, TYPED_FILE, typedRuleTester } from './ruleTester.js';
+
+const v1Straight = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+const server = new McpServer({ name: 'demo', version: '1.0.0' });
+server.tool('confirm', async (extra) => {
+  const answer = await server.server.elicitInput({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+  return { content: [{ type: 'text', text: answer.action }] };
+});`;
+
+const v1SendRequest = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
+const server = new McpServer({ name: 'demo', version: '1.0.0' });
+server.tool('confirm', async (extra) => {
+  const answer = await extra.sendRequest(
+    { method: 'elicitation/create', params: { message: 'Continue?', requestedSchema: { type: 'object', properties: {} } } },
+    ElicitResultSchema,
+  );
+  return { content: [{ type: 'text', text: answer.action }] };
+});`;
+
+const v2Straight = `import { McpServer } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm', {}, async (ctx) => {
+  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+  return { content: [{ type: 'text', text: answer.action }] };
+});`;
+
+// The audit log write runs before the question: rewritten, but flagged for review.
+const v2SideEffect = `import { McpServer } from '@modelcontextprotocol/server';
+declare const audit: { write(entry: string): Promise<void> };
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm', {}, async (ctx) => {
+  await audit.write('asked');
+  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+  return { content: [{ type: 'text', text: answer.action }] };
+});`;
+
+const v2Loop = `import { McpServer } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm-each', {}, async (ctx) => {
+  for (const item of ['a', 'b']) {
+    await ctx.mcpReq.elicitInput({ mode: 'form', message: item, requestedSchema: { type: 'object', properties: {} } });
+  }
+  return { content: [] };
+});`;
+
+// A local whose type only the checker knows: untyped it cannot be shown to survive JSON (refused);
+// typed it is a number, and the call that produced it runs before the question (for review).
+const countBeforeQuestion = `import { McpServer } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+async function countFiles(): Promise<number> { return 3; }
+server.registerTool('archive', {}, async (ctx) => {
+  const n = await countFiles();
+  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`Archive \${n}?\`, requestedSchema: { type: 'object', properties: {} } });
+  return { content: [{ type: 'text', text: \`\${answer.action} \${n}\` }] };
+});`;
+
+const lookalikes = [
+  // An app class with its own elicitInput.
+  `class Wizard { async elicitInput(q: string) { return q; } }
+const wizard = new Wizard();
+export async function run() { await wizard.elicitInput('name?'); }`,
+  // The migrated form: nothing pushed.
+  `import { McpServer, inputRequired, acceptedContent } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm', {}, async (ctx) => {
+  const ok = acceptedContent(ctx.mcpReq.inputResponses, 'confirm');
+  if (!ok) return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }) } });
+  return { content: [] };
+});`,
+  // Same method name on an object that is not an MCP server.
+  `const server = { elicitInput: async (p: unknown) => p };
+export async function ask() { await server.elicitInput({ message: 'hi' }); }`,
+];
+
+ruleTester.run('no-push-elicitation', rule, {
+  valid: lookalikes,
+  invalid: [
+    { code: v1Straight, errors: [{ messageId: 'migratable', ...at(v1Straight, 'server.server.elicitInput') }] },
+    { code: v1SendRequest, errors: [{ messageId: 'migratable', ...at(v1SendRequest, 'extra.sendRequest') }] },
+    { code: v2Straight, errors: [{ messageId: 'migratable', ...at(v2Straight, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2SideEffect, errors: [{ messageId: 'migratableForReview', ...at(v2SideEffect, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2Loop, errors: [{ messageId: 'refused', ...at(v2Loop, 'ctx.mcpReq.elicitInput') }] },
+    { code: countBeforeQuestion, errors: [{ messageId: 'refused', ...at(countBeforeQuestion, 'ctx.mcpReq.elicitInput') }] },
+  ],
+});
+
+typedRuleTester.run('no-push-elicitation (typed)', rule, {
+  valid: [
+    // Typed as an app class: the checker rules it out whatever the variable is called.
+    {
+      filename: TYPED_FILE,
+      code: `class Assistant { async elicitInput(q: { message: string }) { return q; } }
+export async function run(server: Assistant) { await server.elicitInput({ message: 'name?' }); }`,
+    },
+  ],
+  invalid: [
+    { filename: TYPED_FILE, code: countBeforeQuestion, errors: [{ messageId: 'migratableForReview', ...at(countBeforeQuestion, 'ctx.mcpReq.elicitInput') }] },
+    { filename: TYPED_FILE, code: v1Straight, errors: [{ messageId: 'migratable', ...at(v1Straight, 'server.server.elicitInput') }] },
+  ],
+});

@@ -1,0 +1,43 @@
+import rule from '../../rules/no-url-elicitation-error.js';
+import { at, ruleTester, TYPED_FILE, typedRuleTester } from './ruleTester.js';
+
+const v1Throw = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+const server = new McpServer({ name: 'demo', version: '1.0.0' });
+server.tool('connect', async () => {
+  throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in', url: 'https://example.com/login', elicitationId: 'e1' }]);
+});`;
+
+const v2Throw = `import { McpServer, UrlElicitationRequiredError } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('pay', {}, async () => {
+  throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Pay', url: 'https://example.com/pay', elicitationId: 'p1' }]);
+});`;
+
+const v2UrlMode = `import { McpServer } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('pay', {}, async (ctx) => {
+  await ctx.mcpReq.elicitInput({ mode: 'url', message: 'Pay', url: 'https://example.com/pay', elicitationId: 'p1' });
+  return { content: [] };
+});`;
+
+ruleTester.run('no-url-elicitation-error', rule, {
+  valid: [
+    // An application error class of the same name is not the SDK's.
+    `class UrlElicitationRequiredError extends Error {}
+export function fail() { throw new UrlElicitationRequiredError('x'); }`,
+    `import { McpServer, inputRequired } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('pay', {}, async () => inputRequired({ inputRequests: { pay: inputRequired.elicitUrl({ message: 'Pay', url: 'https://example.com/pay' }) } }));`,
+  ],
+  invalid: [
+    { code: v1Throw, errors: [{ messageId: 'refused', ...at(v1Throw, 'new UrlElicitationRequiredError') }] },
+    { code: v2Throw, errors: [{ messageId: 'refused', ...at(v2Throw, 'new UrlElicitationRequiredError') }] },
+    { code: v2UrlMode, errors: [{ messageId: 'refused', ...at(v2UrlMode, 'ctx.mcpReq.elicitInput') }] },
+  ],
+});
+
+typedRuleTester.run('no-url-elicitation-error (typed)', rule, {
+  valid: [],
+  invalid: [{ filename: TYPED_FILE, code: v2Throw, errors: [{ messageId: 'refused', ...at(v2Throw, 'new UrlElicitationRequiredError') }] }],
+});
