@@ -333,15 +333,25 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
     list.push(i);
     byHandler.set(site.context.handler, list);
   });
+  // A question in a helper the handler calls is part of the handler too (helper sites are always refused).
+  const helperBlockers = new Map<Handler, Site>();
+  for (const site of sites) {
+    if (site.context.type !== 'helper' || site.verdict.kind !== 'refuse') continue;
+    for (const handler of site.context.handlers) if (!helperBlockers.has(handler)) helperBlockers.set(handler, site);
+  }
   const plans: HandlerPlan[] = [];
   for (const [handler, indices] of byHandler) {
     const refused = indices.find(i => sites[i]!.verdict.kind === 'refuse');
-    if (refused !== undefined) {
-      const blocker = sites[refused]!;
+    const viaHelper = refused === undefined ? helperBlockers.get(handler) : undefined;
+    if (refused !== undefined || viaHelper) {
+      const blocker = viaHelper ?? sites[refused!]!;
+      const where = viaHelper && viaHelper.context.type === 'helper'
+        ? `a site in ${viaHelper.context.helperName}(), which this handler calls (line ${blocker.line}),`
+        : `another site in the same handler (line ${blocker.line})`;
       for (const i of indices) {
         if (sites[i]!.verdict.kind === 'migrate') {
           sites[i]!.verdict = refuse('blocked-by-sibling',
-            `another site in the same handler (line ${blocker.line}) is refused (${(blocker.verdict as { reason: string }).reason}); a handler is rewritten whole or not at all.`);
+            `${where} is refused (${(blocker.verdict as { reason: string }).reason}); a handler is rewritten whole or not at all.`);
         }
       }
       continue;

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
+import { discoverHandlers, handlerIndex } from './handlers.js';
 import { enclosingFunction, isFunctionLike } from './scope.js';
-import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
+import { functionNameNode, skipOuter, SdkResolver } from './sdk.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
 /**
@@ -13,6 +14,8 @@ const LIFECYCLE_HOOKS = new Set(['oninitialized', 'onclose', 'onerror']);
 
 export class ContextFinder {
   private readonly memo = new Map<ts.Node, SiteContext>();
+  /** Handlers of the other files a helper's callers (from the project index) sit in. */
+  private readonly foreignHandlers = new Map<ts.SourceFile, Map<ts.FunctionLikeDeclaration, Handler>>();
 
   constructor(
     private readonly ts: TS,
@@ -23,7 +26,7 @@ export class ContextFinder {
   contextOf(node: ts.Node, seen: Set<ts.Node> = new Set()): SiteContext {
     const ts = this.ts;
     for (let fn = enclosingFunction(ts, node); fn; fn = enclosingFunction(ts, fn)) {
-      const handler = this.handlers.get(fn);
+      const handler = this.handlerOf(fn);
       if (handler) return { type: 'handler', handler };
       const parent = skipParens(ts, fn);
       const container = parent.parent;
@@ -54,6 +57,19 @@ export class ContextFinder {
       return this.helperContext(fn, seen);
     }
     return { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
+  }
+
+  /** The handler a function is, in this file or (for callers found through the project index) in another. */
+  private handlerOf(fn: ts.FunctionLikeDeclaration): Handler | undefined {
+    const file = fn.getSourceFile();
+    if (file === this.resolver.sourceFile) return this.handlers.get(fn);
+    let index = this.foreignHandlers.get(file);
+    if (!index) {
+      const resolver = new SdkResolver(this.ts, file, this.resolver.checker, this.resolver.externalCallSites);
+      index = handlerIndex(discoverHandlers(this.ts, file, resolver));
+      this.foreignHandlers.set(file, index);
+    }
+    return index.get(fn);
   }
 
   private helperContext(fn: ts.FunctionLikeDeclaration, seen: Set<ts.Node>): SiteContext {

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Project, ts, type SourceFile } from 'ts-morph';
-import { mightContainSites } from '../analysis/index.js';
-import { mentionsV1Sdk } from './sdkUpgrade.js';
+import { classify, type FileRole } from './prefilter.js';
 import { splitBom } from './sourceText.js';
+
+export { classify };
 
 /** A discovered file as read from disk. */
 export interface ReadFile {
@@ -12,22 +13,7 @@ export interface ReadFile {
   /** Without BOM: what the compiler and the transforms see. */
   text: string;
   /** Why the file goes into the project: `rewrite` (it may change) or `context` (read for cross-file facts). */
-  role: 'rewrite' | 'context' | 'skip';
-}
-
-const SERVING = /StdioServerTransport|StreamableHTTPServerTransport|SSEServerTransport|serveStdio|createMcpHandler/;
-/** Files that register handlers or use the SDK: other files' helpers may be called from them. */
-const CONTEXT = /@modelcontextprotocol\/|registerTool|registerPrompt|registerResource|setRequestHandler|\.(?:tool|prompt|resource)\s*\(/;
-
-/**
- * The cheap text check that runs before any parsing: a file is parsed only when it can hold a site,
- * a v1 import for the SDK stage or a serving entry (`rewrite`), or registers handlers that may call a
- * helper with a site in another file (`context`). Everything else is never parsed.
- */
-export function classify(text: string, sdkUpgrade: boolean): ReadFile['role'] {
-  if (mightContainSites(text) || SERVING.test(text) || (sdkUpgrade && mentionsV1Sdk(text))) return 'rewrite';
-  if (CONTEXT.test(text)) return 'context';
-  return 'skip';
+  role: FileRole;
 }
 
 export function readSource(path: string, sdkUpgrade: boolean): ReadFile {

@@ -21,12 +21,7 @@ export interface SdkStageResult {
   zodInjected: boolean;
 }
 
-const V1_IMPORT = /['"`]@modelcontextprotocol\/sdk(?:\/[^'"`]*)?['"`]/;
-
-/** Whether a file's text refers to the v1 SDK at all (the stage is a no-op otherwise). */
-export function mentionsV1Sdk(text: string): boolean {
-  return V1_IMPORT.test(text);
-}
+export { mentionsV1Sdk } from './prefilter.js';
 
 /** Client, server or both, from the manifest's v2 dependencies, else from the v1 import paths. */
 export function detectProjectType(dependencies: Set<string>, texts: Iterable<string>): ProjectType {

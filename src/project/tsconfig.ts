@@ -39,17 +39,36 @@ export function findTsconfig(start: string, stop: string | undefined): string | 
  */
 export function loadTsconfig(file: string | undefined, explicit: boolean): LoadedTsconfig {
   const forced: ts.CompilerOptions = { allowJs: true, noEmit: true, declaration: false, composite: false, incremental: false };
-  if (!file) return { file: undefined, options: { ...DEFAULTS, ...forced }, warnings: [] };
+  const loaded = loadOptions(file, explicit);
+  return { ...loaded, options: { ...compatible(loaded.options), ...forced } };
+}
+
+/**
+ * The compiler bundled with ts-morph is TypeScript 6, while most projects were written for 5.x:
+ * keep 5.x's meaning where 6 changed a default, so the project type-checks as its authors see it.
+ */
+function compatible(options: ts.CompilerOptions): ts.CompilerOptions {
+  return {
+    ...options,
+    // 6.0 includes no @types package unless listed; 5.x included every one (node's `process`, ...).
+    types: options.types ?? ['*'],
+    // Options 6.0 deprecates (baseUrl, node10 resolution) still work; do not fail on them.
+    ignoreDeprecations: options.ignoreDeprecations ?? '6.0',
+  };
+}
+
+function loadOptions(file: string | undefined, explicit: boolean): LoadedTsconfig {
+  if (!file) return { file: undefined, options: { ...DEFAULTS }, warnings: [] };
   if (!existsSync(file)) throw new MigrateError(`--project ${file} does not exist.`);
   const read = ts.readConfigFile(file, ts.sys.readFile);
   if (read.error) {
     const message = `${file}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`;
     if (explicit) throw new MigrateError(`cannot read ${message}; fix it or pass another --project.`);
-    return { file: undefined, options: { ...DEFAULTS, ...forced }, warnings: [`cannot read ${message}; using default compiler options.`] };
+    return { file: undefined, options: { ...DEFAULTS }, warnings: [`cannot read ${message}; using default compiler options.`] };
   }
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(file), undefined, file);
   // "No inputs were found" only means its include does not cover what we were pointed at.
   const errors = parsed.errors.filter(d => d.code !== 18003);
   const warnings = errors.map(d => `${path.basename(file)}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
-  return { file, options: { ...parsed.options, ...forced }, warnings };
+  return { file, options: parsed.options, warnings };
 }

@@ -55,20 +55,38 @@ export function analyzeTyped(program: ts.Program, file: string): FileAnalysis {
   return analyzeFile({ ts, sourceFile, program });
 }
 
-/** A one-file program over in-memory source, for unit tests that need a checker. */
-export function analyzeSnippet(text: string, options: { typed: boolean; fileName?: string }): FileAnalysis {
-  const fileName = join(FIXTURES, options.fileName ?? '__snippet__.ts');
-  if (!options.typed) return analyzeUntyped(fileName, text);
+/** Declaration and library files parsed once and shared by the snippet programs of a test file. */
+const sharedSourceFiles = new Map<string, ts.SourceFile | undefined>();
+
+/** A one-file program over in-memory source (placed among the fixtures so the SDKs resolve). */
+export function snippetProgram(text: string, fileName = '__snippet__.ts'): { program: ts.Program; sourceFile: ts.SourceFile } {
+  const path = join(FIXTURES, fileName);
   const host = ts.createCompilerHost(PROGRAM_OPTIONS, true);
   const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (name, languageVersion, onError, shouldCreate) =>
-    name === fileName ? ts.createSourceFile(name, text, languageVersion, true) : getSourceFile(name, languageVersion, onError, shouldCreate);
+  host.getSourceFile = (name, languageVersion, onError, shouldCreate) => {
+    if (name === path) return ts.createSourceFile(name, text, languageVersion, true);
+    if (!sharedSourceFiles.has(name)) sharedSourceFiles.set(name, getSourceFile(name, languageVersion, onError, shouldCreate));
+    return sharedSourceFiles.get(name);
+  };
   const fileExists = host.fileExists.bind(host);
-  host.fileExists = name => name === fileName || fileExists(name);
+  host.fileExists = name => name === path || fileExists(name);
   const readFile = host.readFile.bind(host);
-  host.readFile = name => (name === fileName ? text : readFile(name));
-  const program = ts.createProgram({ rootNames: [fileName], options: PROGRAM_OPTIONS, host });
-  return analyzeFile({ ts, sourceFile: program.getSourceFile(fileName)!, program });
+  host.readFile = name => (name === path ? text : readFile(name));
+  const program = ts.createProgram({ rootNames: [path], options: PROGRAM_OPTIONS, host });
+  return { program, sourceFile: program.getSourceFile(path)! };
+}
+
+/** Analyses in-memory source, with a checker (one-file program) or without (bare parse). */
+export function analyzeSnippet(text: string, options: { typed: boolean; fileName?: string }): FileAnalysis {
+  const fileName = options.fileName ?? '__snippet__.ts';
+  if (!options.typed) return analyzeUntyped(join(FIXTURES, fileName), text);
+  const { program, sourceFile } = snippetProgram(text, fileName);
+  return analyzeFile({ ts, sourceFile, program });
+}
+
+/** Both modes at once, for assertions that must hold with and without a checker. */
+export function analyzeBoth(text: string, fileName?: string): { typed: FileAnalysis; untyped: FileAnalysis } {
+  return { typed: analyzeSnippet(text, { typed: true, fileName }), untyped: analyzeSnippet(text, { typed: false, fileName }) };
 }
 
 export { ts };

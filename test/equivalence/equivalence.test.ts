@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -15,26 +16,18 @@ import { comparable, FIXTURES, invalidAnswers, runLegacy, runModern, runnableCas
  * Empty this list once transforms/mrtr generates the outputs; a case missing output.ts and not
  * listed here fails.
  */
-const PENDING_OUTPUT = new Set<string>([
-  'v1-create-message',
-  'v1-elicit-input',
-  'v1-send-request',
-  'v2-early-return',
-  'v2-effects-before-question',
-  'v2-elicit-decline-cancel',
-  'v2-elicit-straight',
-  'v2-if-else',
-  'v2-if-question',
-  'v2-low-level-server',
-  'v2-prompt',
-  'v2-resource',
-  'v2-roots-list',
-  'v2-sampling-create-message',
-  'v2-sampling-request',
-  'v2-sequential-three',
-  'v2-sequential-two',
-  'v2-try-catch',
-  'v2-try-finally',
+const PENDING_OUTPUT = new Set<string>([]);
+
+/**
+ * Cases the rewrite deliberately refuses, with the reason in its marker comment: output.ts keeps the
+ * push-style code, so it can only match legacy on the 2025 era. The test checks the marker is
+ * there and the 2025 era still matches; the 2026 era is reported as todo. Remove a case once the
+ * rewrite supports it (then both eras must match like any other case).
+ */
+const EXPECTED_REFUSALS = new Map<string, string>([
+  // transforms/mrtr: "the question is inside a try block that has a finally clause; rewriting
+  // try/finally is not supported yet."
+  ['v2-try-finally', 'unsupported-construct'],
 ]);
 
 const cases = runnableCases();
@@ -54,6 +47,7 @@ it('has runnable fixtures, and PENDING_OUTPUT names only existing cases', () => 
   expect(cases.length).toBeGreaterThanOrEqual(14);
   const names = new Set(cases.map(c => c.name));
   expect([...PENDING_OUTPUT].filter(name => !names.has(name)), 'stale PENDING_OUTPUT entries').toEqual([]);
+  expect([...EXPECTED_REFUSALS.keys()].filter(name => !names.has(name)), 'stale EXPECTED_REFUSALS entries').toEqual([]);
 });
 
 describe.each(cases.map(fixture => [fixture.name, fixture] as const))('%s', (_name, fixture) => {
@@ -76,6 +70,18 @@ describe.each(cases.map(fixture => [fixture.name, fixture] as const))('%s', (_na
         throw new Error(`no output.ts: run the rewrite on ${join(FIXTURES, fixture.name, 'input.ts')} (or add the case to PENDING_OUTPUT)`);
       });
     }
+    return;
+  }
+
+  const refusal = EXPECTED_REFUSALS.get(fixture.name);
+  if (refusal !== undefined) {
+    it(`refused (${refusal}): output.ts carries the marker and still matches legacy on the 2025 era`, async () => {
+      expect(readFileSync(output, 'utf8')).toContain(`// mrtr-migrate: ${refusal}`);
+      const [legacy, shim] = await Promise.all([legacyOf(fixture), runShim(output, fixture.scenario)]);
+      expect(scriptProblems(shim, fixture.scenario)).toEqual([]);
+      expect(comparable(shim)).toStrictEqual(comparable(legacy));
+    });
+    it.todo(`2026-07-28 era: refused by the rewrite (${refusal})`);
     return;
   }
 

@@ -4,7 +4,7 @@ import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
-import { camelCase, indentAt, reindent, splice, type Edit, type Protected } from './text.js';
+import { camelCase, indentAt, reindent, reindentProtected, splice, type Edit, type Protected } from './text.js';
 
 
 /**
@@ -380,8 +380,10 @@ function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params:
   const raw = q.plan.raw;
   const none: Protected = { text: '', protect: [] };
   if (raw.kind === 'roots') return { prefix: 'inputRequired.listRoots(', params: none, suffix: ')' };
-  const params = raw.params
-    ? splice(env.text, raw.params.getStart(env.sourceFile), raw.params.getEnd(), [], env.literals)
+  // Written where the question's statement was: re-indent from the line the parameters started on.
+  const start = raw.params?.getStart(env.sourceFile);
+  const params: Protected = raw.params && start !== undefined
+    ? reindentProtected(splice(env.text, start, raw.params.getEnd(), [], env.literals), indentAt(env.text, start), indentAt(env.text, q.statement.getStart(env.sourceFile)))
     : { text: '{}', protect: [] };
   return { prefix: raw.kind === 'sampling' ? 'inputRequired.createMessage(' : 'inputRequired.elicit(', params, suffix: ')' };
 }

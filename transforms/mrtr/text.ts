@@ -100,19 +100,40 @@ export function splice(source: string, start: number, end: number, edits: Array<
  * multi-line template or string alone (re-indenting them would change the string).
  */
 export function reindent(source: Protected, from: string, to: string): string {
-  if (from === to) return source.text;
-  let offset = 0;
-  return source.text
-    .split('\n')
-    .map((line, i) => {
-      const lineStart = offset;
-      offset += line.length + 1;
-      if (i === 0) return line;
-      if (source.protect.some(([s, e]) => lineStart > s && lineStart < e)) return line;
-      if (line.trim() === '') return line.replace(/^[ \t]+/, '');
-      return line.startsWith(from) ? to + line.slice(from.length) : to + line.replace(/^[ \t]+/, '');
-    })
-    .join('\n');
+  return reindentProtected(source, from, to).text;
+}
+
+/** `reindent`, keeping the protected ranges pointing at the same literals in the new text. */
+export function reindentProtected(source: Protected, from: string, to: string): Protected {
+  if (from === to) return source;
+  const lines = source.text.split('\n');
+  const out: string[] = [];
+  /** For each line: [old start, new start, old length removed from the front, new prefix length]. */
+  const shifts: Array<{ oldStart: number; newStart: number; removed: number; added: number }> = [];
+  let oldOffset = 0;
+  let newOffset = 0;
+  lines.forEach((line, i) => {
+    const lineStart = oldOffset;
+    oldOffset += line.length + 1;
+    let next = line;
+    if (i > 0 && !source.protect.some(([s, e]) => lineStart > s && lineStart < e)) {
+      if (line.trim() === '') next = line.replace(/^[ \t]+/, '');
+      else if (line.startsWith(from)) next = to + line.slice(from.length);
+      else next = to + line.replace(/^[ \t]+/, '');
+    }
+    const removed = line.length - line.replace(/^[ \t]*/, '').length;
+    const added = next.length - next.replace(/^[ \t]*/, '').length;
+    shifts.push({ oldStart: lineStart, newStart: newOffset, removed: next === line ? 0 : removed, added: next === line ? 0 : added });
+    out.push(next);
+    newOffset += next.length + 1;
+  });
+  const map = (at: number): number => {
+    let line = shifts[0]!;
+    for (const s of shifts) if (s.oldStart <= at) line = s;
+    const column = at - line.oldStart;
+    return line.newStart + (column >= line.removed ? column - line.removed + line.added : column);
+  };
+  return { text: out.join('\n'), protect: source.protect.map(([s, e]) => [map(s), map(e)] as [number, number]) };
 }
 
 /** Allocates identifiers that clash with nothing in the file. */

@@ -1,0 +1,103 @@
+import { parseArgs } from 'node:util';
+import { MigrateError } from '../project/errors.js';
+
+export type ReportFormat = 'md' | 'json' | 'sarif' | 'html';
+
+export interface CliArgs {
+  paths: string[];
+  dryRun: boolean;
+  check: boolean;
+  project: string | undefined;
+  ignore: string[];
+  sdkUpgrade: boolean;
+  verify: boolean;
+  force: boolean;
+  report: string;
+  formats: ReportFormat[];
+  progress: boolean;
+  help: boolean;
+  version: boolean;
+  printJsonSchema: boolean;
+}
+
+export const USAGE = `Usage: mrtr-migrate [paths or globs ...] [options]
+
+Moves MCP servers from push-style elicitation / sampling / roots requests to the
+2026-07-28 protocol's multi round-trip requests. Default path: the current folder.
+
+Options:
+  -d, --dry-run           write nothing; print a unified diff of every change
+      --check             write nothing; exit 1 when anything is left to migrate
+                          or any site is refused (for CI)
+  -p, --project <file>    the tsconfig to use (default: the nearest tsconfig.json)
+      --ignore <glob>     skip more files (gitignore syntax, repeatable)
+      --no-sdk-upgrade    skip the official v1-to-v2 stage and package.json update
+      --no-verify         do not type-check and roll back rewrites that add errors
+      --force             write even when the git work tree has uncommitted changes
+      --report <path>     where to write the report (default: mrtr-migrate-report.md)
+      --format <formats>  also write json, sarif and/or html next to the report
+                          (comma-separated or repeated); md is always written
+      --no-progress       no progress output on stderr
+      --print-json-schema print the JSON Schema of --format json and exit
+  -h, --help              show this help
+  -v, --version           show the version
+
+Exit codes: 0 the run completed; 1 with --check when anything is left to migrate
+or refused; 2 the run could not be done (the cause is printed on one line).
+`;
+
+const FORMATS: readonly ReportFormat[] = ['md', 'json', 'sarif', 'html'];
+
+export function parseCliArgs(argv: string[]): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'dry-run': { type: 'boolean', short: 'd' },
+        check: { type: 'boolean' },
+        project: { type: 'string', short: 'p' },
+        ignore: { type: 'string', multiple: true },
+        'no-sdk-upgrade': { type: 'boolean' },
+        'no-verify': { type: 'boolean' },
+        force: { type: 'boolean' },
+        report: { type: 'string' },
+        format: { type: 'string', multiple: true },
+        'no-progress': { type: 'boolean' },
+        'no-color': { type: 'boolean' },
+        color: { type: 'boolean' },
+        'print-json-schema': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    throw new MigrateError(`${error instanceof Error ? error.message.replace(/\.$/, '') : String(error)}; see mrtr-migrate --help.`);
+  }
+  const v = parsed.values;
+  const formats = new Set<ReportFormat>(['md']);
+  for (const item of (v.format ?? []).flatMap(f => f.split(','))) {
+    const format = item.trim().toLowerCase() === 'markdown' ? 'md' : (item.trim().toLowerCase() as ReportFormat);
+    if (!FORMATS.includes(format)) throw new MigrateError(`--format ${item} is not a report format; use md, json, sarif or html.`);
+    formats.add(format);
+  }
+  if (v.report !== undefined && v.report.trim() === '') throw new MigrateError('--report needs a file path.');
+  return {
+    paths: parsed.positionals.length > 0 ? parsed.positionals : ['.'],
+    dryRun: v['dry-run'] ?? false,
+    check: v.check ?? false,
+    project: v.project,
+    ignore: v.ignore ?? [],
+    sdkUpgrade: !v['no-sdk-upgrade'],
+    verify: !v['no-verify'],
+    force: v.force ?? false,
+    report: v.report ?? 'mrtr-migrate-report.md',
+    formats: [...formats],
+    progress: !v['no-progress'],
+    help: v.help ?? false,
+    version: v.version ?? false,
+    printJsonSchema: v['print-json-schema'] ?? false,
+  };
+}

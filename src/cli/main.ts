@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+import { runCli } from './run.js';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+});

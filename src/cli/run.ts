@@ -1,0 +1,139 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { MigrateError } from '../project/errors.js';
+import { installCommand, shellQuote } from '../project/formatter.js';
+import { migrate } from '../project/migrate.js';
+import { toolVersion } from '../project/version.js';
+import { REPORT_JSON_SCHEMA, renderJson } from '../report/json.js';
+import { renderHtml } from '../report/html.js';
+import { renderMarkdown } from '../report/markdown.js';
+import type { RunReport } from '../report/model.js';
+import { renderSarif } from '../report/sarif.js';
+import { summarize } from '../report/summary.js';
+import { renderDiffs, renderTerminalSummary } from '../report/terminal.js';
+import { parseCliArgs, USAGE, type CliArgs, type ReportFormat } from './args.js';
+import { createProgress } from './progress.js';
+
+export interface CliIo {
+  cwd: string;
+  stdout: { write(text: string): boolean };
+  stderr: { isTTY?: boolean; columns?: number; write(text: string): boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+export const EXIT = { ok: 0, leftToMigrate: 1, failed: 2 } as const;
+
+/** The CLI as a function: arguments in, exit code out; everything printed goes through `io`. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCliArgs(argv);
+  } catch (error) {
+    return fail(io, error);
+  }
+  if (args.help) {
+    io.stdout.write(USAGE);
+    return EXIT.ok;
+  }
+  if (args.version) {
+    io.stdout.write(`${toolVersion()}\n`);
+    return EXIT.ok;
+  }
+  if (args.printJsonSchema) {
+    io.stdout.write(JSON.stringify(REPORT_JSON_SCHEMA, null, 2) + '\n');
+    return EXIT.ok;
+  }
+
+  const reportPaths = reportFiles(io.cwd, args.report, args.formats);
+  const progress = createProgress(io.stderr, { enabled: args.progress, ci: isCi(io.env) });
+  let report: RunReport;
+  try {
+    report = await migrate({
+      cwd: io.cwd,
+      paths: args.paths,
+      ignore: args.ignore,
+      project: args.project,
+      dryRun: args.dryRun,
+      check: args.check,
+      sdkUpgrade: args.sdkUpgrade,
+      verify: args.verify,
+      force: args.force,
+      // The reports of an earlier run (any format) are not the user's uncommitted work.
+      allowDirty: Object.values(reportFiles(io.cwd, args.report, ['md', 'json', 'sarif', 'html'])),
+      onProgress: event => progress.update(event),
+    });
+  } catch (error) {
+    progress.done();
+    return fail(io, error);
+  } finally {
+    progress.done();
+  }
+
+  try {
+    writeReports(report, reportPaths);
+  } catch (error) {
+    io.stderr.write(`mrtr-migrate: the run finished${report.options.dryRun || report.options.check ? '' : ' and the files were written'}, but the report could not be written: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failed;
+  }
+
+  if (args.dryRun) io.stdout.write(renderDiffs(report));
+  const shown = Object.values(reportPaths).map(p => relative(io.cwd, p));
+  io.stdout.write(renderTerminalSummary(report, shown, nextSteps(report, args, io.cwd)));
+  return args.check && summarize(report).leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
+}
+
+function fail(io: CliIo, error: unknown): number {
+  if (error instanceof MigrateError) {
+    io.stderr.write(`mrtr-migrate: ${error.message}\n`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`mrtr-migrate: internal error: ${message.split('\n')[0]} (nothing more was written; please report this with the command you ran)\n`);
+    if (io.env['MRTR_MIGRATE_DEBUG'] && error instanceof Error && error.stack) io.stderr.write(error.stack + '\n');
+  }
+  return EXIT.failed;
+}
+
+/** The markdown report at `--report`; other formats beside it, same name, their own extension. */
+function reportFiles(cwd: string, report: string, formats: ReportFormat[]): Partial<Record<ReportFormat, string>> {
+  const md = path.resolve(cwd, report);
+  const base = md.replace(/\.(md|markdown)$/i, '');
+  const files: Partial<Record<ReportFormat, string>> = { md };
+  for (const format of formats) if (format !== 'md') files[format] = `${base}.${format}`;
+  return files;
+}
+
+function writeReports(report: RunReport, files: Partial<Record<ReportFormat, string>>): void {
+  const renderers: Record<ReportFormat, (r: RunReport) => string> = { md: renderMarkdown, json: renderJson, sarif: renderSarif, html: renderHtml };
+  for (const [format, file] of Object.entries(files) as [ReportFormat, string][]) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, renderers[format](report));
+  }
+}
+
+/** What to run next, most useful first. */
+function nextSteps(report: RunReport, args: CliArgs, cwd: string): string[] {
+  const s = summarize(report);
+  const again = ['npx mrtr-migrate', ...args.paths.map(shellQuote)].join(' ');
+  if (args.check) return s.leftToMigrate ? [`${again}   # migrate, then review the report`] : ['nothing left to migrate'];
+  if (args.dryRun) {
+    if (s.filesChanged > 0 || report.packageJsonChanges.length > 0) return [`${again}   # apply these changes`];
+    return s.leftToMigrate ? ['fix the sites listed in the report by hand'] : ['nothing left to migrate'];
+  }
+  const steps: string[] = [];
+  const manifest = report.packageJsonChanges.find(c => c.applied);
+  if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)))}   # install the v2 packages`);
+  if (report.formatCommand) steps.push(`${report.formatCommand}   # format the changed files your way`);
+  if (s.filesWritten > 0) steps.push('git diff   # review the changes with the report, then run your tests');
+  else if (s.leftToMigrate) steps.push('fix the sites listed in the report by hand');
+  else steps.push('nothing left to migrate');
+  return steps;
+}
+
+function isCi(env: NodeJS.ProcessEnv): boolean {
+  return !!env['CI'] && env['CI'] !== 'false' && env['CI'] !== '0';
+}
+
+function relative(cwd: string, file: string): string {
+  const rel = path.relative(cwd, file);
+  return rel.startsWith('..') ? file : rel;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeSnippet } from './harness.js';
+
+/** Side effects the analysis lists before the (only) question of a v2 tool with `body`. */
+function effects(body: string[], prelude: string[] = [], index = 0): { effects: string[]; verdict: unknown } {
+  const text = [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    'declare const db: { write(v: string): Promise<void>; read(id: string): Promise<string> };',
+    'let calls = 0;',
+    'const registry: Record<string, string> = {};',
+    ...prelude,
+    "const server = new McpServer({ name: 't', version: '1' });",
+    "server.registerTool('t', {}, async (ctx) => {",
+    ...body,
+    '});',
+  ].join('\n');
+  const site = analyzeSnippet(text, { typed: false }).sites[index]!;
+  return { effects: site.sideEffectsBefore, verdict: site.verdict };
+}
+
+const ASK = "  const a = await ctx.mcpReq.elicitInput({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } });";
+const END = "  return { content: [{ type: 'text', text: a.action }] };";
+
+describe('side effects before the question', () => {
+  it('none for local computation, pure library calls and logging', () => {
+    const result = effects([
+      "  const parts = 'a,b'.split(',');",
+      '  const local: string[] = [];',
+      '  const joined = parts.map(p => p.trim()).join(JSON.stringify({ n: Math.max(1, 2) }));',
+      "  const o = { k: 1 };",
+      '  o.k = 2;',
+      '  console.error(joined, o, local);',
+      ASK, END,
+    ]);
+    expect(result.effects).toEqual([]);
+    expect(result.verdict).toMatchObject({ kind: 'migrate', review: false });
+  });
+
+  it('calls to other code, module-level writes, updates and deletes are listed, and make the site `review`', () => {
+    const result = effects([
+      "  await db.write('started');",
+      '  calls++;',
+      "  registry.last = 'x';",
+      "  delete registry.old;",
+      ASK, END,
+    ]);
+    expect(result.effects).toEqual([
+      "call: `db.write('started')`",
+      'update outside the handler: `calls++`',
+      "assignment outside the handler: `registry.last = 'x'`",
+      'delete: `delete registry.old`',
+    ]);
+    expect(result.verdict).toMatchObject({ kind: 'migrate', review: true });
+    expect((result.verdict as { notes: string[] }).notes[0]).toMatch(/if the client never retries/);
+  });
+
+  it('counts what runs in enclosing conditions and in the question\'s own arguments', () => {
+    const inCondition = effects([
+      "  if (await db.read('flag')) {",
+      '  ' + ASK,
+      '  ' + END,
+      '  }',
+      "  return { content: [] };",
+    ]);
+    expect(inCondition.effects).toEqual(["call: `db.read('flag')`"]);
+    const inArguments = effects([
+      "  const a = await ctx.mcpReq.elicitInput({ message: await db.read('prompt'), requestedSchema: { type: 'object', properties: {} } });",
+      END,
+    ]);
+    expect(inArguments.effects).toEqual(["call: `db.read('prompt')`"]);
+  });
+
+  it('does not count code after the question, inside callbacks that are not called, or a previous question', () => {
+    const result = effects([
+      "  const later = () => db.write('never called here');",
+      "  const first = await ctx.mcpReq.elicitInput({ message: 'first', requestedSchema: { type: 'object', properties: {} } });",
+      ASK,
+      "  await db.write(first.action + a.action);",
+      '  later();',
+      END,
+    ], [], 1);
+    expect(result.effects).toEqual([]);
+    expect(result.verdict).toMatchObject({ kind: 'migrate', review: false });
+  });
+
+  it('constructions other than value types are effects', () => {
+    const result = effects(['  const when = new Date();', "  const client = new WebSocket('wss://example.com');", ASK, END],
+      ['declare class WebSocket { constructor(url: string); }']);
+    expect(result.effects).toEqual(["construction: `new WebSocket('wss://example.com')`"]);
+  });
+});

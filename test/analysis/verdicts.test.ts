@@ -1,0 +1,264 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
+import { readExpectations, verdictNotation } from '../helpers/expectations.js';
+import { analyzeBoth, analyzeSnippet, createFixtureProgram, FIXTURES, fixtureFiles, ts } from './harness.js';
+
+const V2 = [
+  "import { McpServer, Server } from '@modelcontextprotocol/server';",
+  "import * as z from 'zod/v4';",
+  "const server = new McpServer({ name: 't', version: '1' });",
+];
+const FORM = "{ message: 'ok?', requestedSchema: { type: 'object' as const, properties: {} } }";
+
+const verdicts = (analysis: FileAnalysis): string[] => analysis.sites.map(s => `${s.line} ${verdictNotation(s.verdict)}`);
+const hint = (site: Site): string => (site.verdict.kind === 'refuse' ? site.verdict.hint : '');
+
+describe('verdict order: the first reason that applies is the one reported', () => {
+  it('no live request comes before everything about the code around the question', () => {
+    const { typed, untyped } = analyzeBoth([
+      ...V2,
+      'server.server.oninitialized = async () => {',
+      `  for (let i = 0; i < 3; i++) await server.server.elicitInput(${FORM}, { timeout: 1 });`,
+      '};',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:no-live-request']);
+    expect(verdicts(untyped)).toEqual(['5 refuse:no-live-request']);
+  });
+
+  it('a handler kind that cannot ask comes before loops', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "const low = new Server({ name: 'l', version: '1' });",
+      "low.setRequestHandler('prompts/list', async () => {",
+      '  for (let i = 0; i < 3; i++) await low.listRoots();',
+      '  return { prompts: [] };',
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['6 refuse:handler-kind']);
+  });
+
+  it('fire-and-forget and parallel come before "in a helper"; helpers before URL mode; URL mode before loops', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "import type { ServerContext } from '@modelcontextprotocol/server';",
+      'async function helper(ctx: ServerContext) {',
+      `  void ctx.mcpReq.elicitInput(${FORM});`,
+      `  await Promise.all([ctx.mcpReq.elicitInput(${FORM}), ctx.mcpReq.elicitInput(${FORM})]);`,
+      "  await ctx.mcpReq.elicitInput({ mode: 'url', message: 'go', url: 'https://example.com', elicitationId: 'e' });",
+      '}',
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  await helper(ctx);',
+      "  for (const id of ['a']) await ctx.mcpReq.elicitInput({ mode: 'url', message: id, url: 'https://example.com', elicitationId: id });",
+      "  return { content: [] };",
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual([
+      '6 refuse:fire-and-forget', '7 refuse:parallel', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
+    ]);
+    expect(hint(typed.sites[3]!)).toMatch(/inside helper helper\(\)/);
+    expect(hint(typed.sites[4]!)).toMatch(/URL-mode elicitation/);
+  });
+
+  it('loops come before nested callbacks, nested callbacks before catch blocks', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  for (const id of [1, 2]) {',
+      `    await [id].reduce(async (p) => { await p; await ctx.mcpReq.elicitInput(${FORM}); }, Promise.resolve());`,
+      '  }',
+      '  try {',
+      "    return { content: [] };",
+      '  } catch {',
+      `    await [1].reduce(async (p) => { await p; await ctx.mcpReq.elicitInput(${FORM}); }, Promise.resolve());`,
+      "    return { content: [] };",
+      '  }',
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['6 refuse:loop', '11 refuse:nested-callback']);
+  });
+
+  it('call options, capability guards and an unknown server come before the locals', () => {
+    const prelude = [...V2, "const low = new Server({ name: 'l', version: '1' });"];
+    const options = analyzeSnippet([
+      ...prelude,
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  const at = new Date();',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, { timeout: 5 });`,
+      "  return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
+      '});',
+    ].join('\n'), { typed: true });
+    expect(verdicts(options)).toEqual(['7 refuse:unsupported-construct']);
+    expect(hint(options.sites[0]!)).toMatch(/call options \(timeout\)/);
+
+    const guard = analyzeSnippet([
+      ...prelude,
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  const at = new Date();',
+      "  if (!low.getClientCapabilities()?.elicitation) return { content: [] };",
+      `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
+      '});',
+    ].join('\n'), { typed: true });
+    expect(verdicts(guard)).toEqual(['7 refuse:unsupported-construct', '8 refuse:unsupported-construct']);
+    expect(hint(guard.sites[1]!)).toMatch(/guards on getClientCapabilities/);
+
+    const elsewhere = analyzeSnippet([
+      ...prelude,
+      "export function register(external: McpServer) {",
+      "  external.registerTool('t', {}, async (ctx) => {",
+      '    const at = new Date();',
+      `    const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "    return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
+      '  });',
+      '}',
+    ].join('\n'), { typed: true });
+    expect(verdicts(elsewhere)).toEqual(['8 refuse:server-not-found']);
+  });
+
+  it('a non-JSON local comes before one of unknown type; review comes last', () => {
+    const text = [
+      ...V2,
+      'declare const load: () => Promise<any>;',
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  const anything = await load();',
+      '  const at = new Date();',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: String(anything) + at.toISOString() + a.action }] };",
+      '});',
+    ].join('\n');
+    const { typed, untyped } = analyzeBoth(text);
+    expect(verdicts(typed)).toEqual(['8 refuse:non-json-local']);
+    expect(hint(typed.sites[0]!)).toMatch(/`at` \(Date\)/);
+    expect(verdicts(untyped)).toEqual(['8 refuse:unknown-local-type']);
+    expect(hint(untyped.sites[0]!)).toMatch(/`anything`/);
+  });
+});
+
+describe('blocked-by-sibling', () => {
+  it('one refused question keeps every other question of the handler as it is, and the handler out of the plans', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "server.registerTool('mixed', {}, async (ctx) => {",
+      `  const first = await ctx.mcpReq.elicitInput(${FORM});`,
+      `  for (const id of [1, 2]) await ctx.mcpReq.elicitInput(${FORM});`,
+      `  const last = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: first.action + last.action }] };",
+      '});',
+      "server.registerTool('clean', {}, async (ctx) => {",
+      `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:blocked-by-sibling', '6 refuse:loop', '7 refuse:blocked-by-sibling', '11 migrate']);
+    expect(hint(typed.sites[0]!)).toMatch(/line 6.*\(loop\)/);
+    expect(typed.plans.map(p => p.handler.name)).toEqual(['clean']);
+  });
+
+  it('a refused question in a helper the handler calls blocks the handler\'s own questions', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "import type { ServerContext } from '@modelcontextprotocol/server';",
+      `async function confirm(ctx: ServerContext) { return (await ctx.mcpReq.elicitInput(${FORM})).action === 'accept'; }`,
+      "server.registerTool('t', {}, async (ctx) => {",
+      "  if (!(await confirm(ctx))) return { content: [] };",
+      `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:unsupported-construct', '8 refuse:blocked-by-sibling']);
+    expect(hint(typed.sites[1]!)).toMatch(/confirm\(\), which this handler calls/);
+    expect(typed.plans).toEqual([]);
+  });
+
+  it('a question detached from the request (a timer in the handler) does not block the handler', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "server.registerTool('t', {}, async (ctx) => {",
+      `  setTimeout(() => void ctx.mcpReq.elicitInput(${FORM}), 1000);`,
+      `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:detached-task', '6 review']);
+    expect(typed.plans).toHaveLength(1);
+  });
+});
+
+describe('handler discovery', () => {
+  it('finds the context parameter for every registration form', () => {
+    const analysis = analyzeSnippet([
+      "import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { Server } from '@modelcontextprotocol/sdk/server/index.js';",
+      "import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';",
+      "import { z } from 'zod';",
+      "const s = new McpServer({ name: 't', version: '1' });",
+      "s.tool('a', async (extra) => ({ content: [] }));",
+      "s.tool('b', 'described', { q: z.string() }, async ({ q }, extra) => ({ content: [] }));",
+      "s.tool('c', { readOnlyHint: true }, async (extra) => ({ content: [] }));",
+      "s.registerTool('d', { description: 'no input' }, async (extra) => ({ content: [] }));",
+      "s.registerTool('e', { inputSchema: { q: z.string() } }, async ({ q }, extra) => ({ content: [] }));",
+      "s.prompt('f', { topic: z.string() }, async ({ topic }, extra) => ({ messages: [] }));",
+      "s.registerPrompt('g', {}, async (extra) => ({ messages: [] }));",
+      "s.resource('h', 'res://h', async (uri, extra) => ({ contents: [] }));",
+      "s.registerResource('i', new ResourceTemplate('res://{id}', { list: undefined }), {}, async (uri, vars, extra) => ({ contents: [] }));",
+      "const low = new Server({ name: 'l', version: '1' });",
+      'low.setRequestHandler(CallToolRequestSchema, async (request, extra) => ({ content: [] }));',
+    ].join('\n'), { typed: false });
+    expect(analysis.handlers.map(h => `${h.registration} ${h.name ?? '-'} ${h.method} ctx=${h.ctxParamIndex} args=${h.argsParamIndex ?? '-'}`)).toEqual([
+      'tool a tools/call ctx=0 args=-',
+      'tool b tools/call ctx=1 args=0',
+      'tool c tools/call ctx=0 args=-',
+      'registerTool d tools/call ctx=0 args=-',
+      'registerTool e tools/call ctx=1 args=0',
+      'prompt f prompts/get ctx=1 args=0',
+      'registerPrompt g prompts/get ctx=0 args=-',
+      'resource h resources/read ctx=1 args=0',
+      'registerResource i resources/read ctx=2 args=0',
+      'setRequestHandler - tools/call ctx=1 args=0',
+    ]);
+  });
+
+  it('ignores registrations on objects that are not MCP servers', () => {
+    const analysis = analyzeSnippet([
+      'const router = { tool(name: string, cb: () => void) {}, setRequestHandler(m: string, cb: () => void) {} };',
+      "router.tool('a', () => {});",
+      "router.setRequestHandler('tools/call', () => {});",
+    ].join('\n'), { typed: true });
+    expect(analysis.handlers).toEqual([]);
+  });
+});
+
+describe('prefilter', () => {
+  it('lets through every fixture with a site', () => {
+    for (const file of fixtureFiles()) {
+      if (readExpectations(file).sites.length === 0) continue;
+      expect(mightContainSites(readFileSync(file, 'utf8')), file).toBe(true);
+    }
+  });
+
+  it('recognises each API by its words and skips files that mention none', () => {
+    for (const text of ['x.elicitInput(p)', 'x.createMessage(p)', 'x.listRoots()', 'ctx.mcpReq.requestSampling(p)', "send({ method: 'roots/list' })",
+      'extra.sendRequest(r, S)', 'throw new UrlElicitationRequiredError([])', 'getClientCapabilities()', "{ method: 'elicitation/create' }"]) {
+      expect(mightContainSites(text), text).toBe(true);
+    }
+    expect(mightContainSites("import express from 'express';\nexpress().listen(3000);")).toBe(false);
+    expect(mightContainSites("server.registerTool('t', {}, async () => ({ content: [] }));")).toBe(false);
+  });
+});
+
+describe('across files', () => {
+  it('with the project index, tools registered on a server built in another file migrate, and helpers called from there are helpers', () => {
+    const files = ['v1/tools-module.ts', 'v1/tools-main.ts'].map(f => join(FIXTURES, f));
+    const program = createFixtureProgram(files);
+    const index = new ProjectIndex(ts, program);
+    const sourceFile = program.getSourceFile(files[0]!)!;
+    const withIndex = analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn) });
+    const without = analyzeFile({ ts, sourceFile, program });
+    expect(verdicts(without)).toEqual(['11 refuse:server-not-found', '23 refuse:no-live-request']);
+    expect(verdicts(withIndex)).toEqual(['11 migrate', '23 refuse:unsupported-construct']);
+    expect(withIndex.sites[1]!.context).toMatchObject({ type: 'helper', helperName: 'summarizeWith' });
+    expect(withIndex.plans[0]!.constructions[0]!.getSourceFile().fileName).toBe(files[1]);
+  });
+});

@@ -1,0 +1,128 @@
+import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { changedFiles, git, makeProject, read, runCli, snapshot } from './helpers.js';
+
+const oneLine = (text: string) => text.trim().split('\n').length === 1;
+
+describe('files the run must not break', () => {
+  it('lists a file with a syntax error and leaves it untouched; the others still migrate', () => {
+    const dir = makeProject('syntax-error', { nodeModules: true });
+    const brokenBefore = read(dir, 'src/broken.ts');
+    const run = runCli(dir, []);
+    expect(run.code).toBe(0);
+    expect(read(dir, 'src/broken.ts')).toBe(brokenBefore);
+    expect(read(dir, 'src/good.ts')).toContain('inputRequired');
+    expect(run.stdout).toMatch(/✗ src\/broken\.ts: syntax error at 6:\d+/);
+    expect(read(dir, 'mrtr-migrate-report.md')).toMatch(/`src\/broken\.ts`: syntax error at 6:\d+ .*left untouched/);
+    // With --check, a file that could not be read is not vouched for.
+    expect(runCli(dir, ['--check']).code).toBe(1);
+  });
+
+  it('does not write a read-only file and says so; the run still completes', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const file = path.join(dir, 'src/server.ts');
+    const before = readFileSync(file, 'utf8');
+    chmodSync(file, 0o444);
+    const run = runCli(dir, ['--format', 'json']);
+    expect(run.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    expect(run.stdout).toMatch(/✗ src\/server\.ts: not written: the file is read-only/);
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.sites.every((s: any) => s.status === 'not-written')).toBe(true);
+    expect(read(dir, 'src/main.ts')).toContain('serveStdio');
+  });
+
+  it('keeps CRLF line endings and the byte order mark of a file', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const file = path.join(dir, 'src/server.ts');
+    writeFileSync(file, '\uFEFF' + readFileSync(file, 'utf8').replace(/\n/g, '\r\n'));
+    const run = runCli(dir, []);
+    expect(run.code).toBe(0);
+    const after = readFileSync(file, 'utf8');
+    expect(after).toContain('inputRequired');
+    expect(after.startsWith('\uFEFF')).toBe(true);
+    expect(after.replace(/\r\n/g, '')).not.toContain('\n');
+  });
+});
+
+describe('where the run refuses to start', () => {
+  it('refuses a git work tree with uncommitted changes unless --force; dry runs are fine', () => {
+    const dir = makeProject('v2-server', { nodeModules: true, git: true });
+    writeFileSync(path.join(dir, 'NOTES.md'), 'work in progress\n');
+    const before = snapshot(dir);
+    const refused = runCli(dir, []);
+    expect(refused.code).toBe(2);
+    expect(oneLine(refused.stderr)).toBe(true);
+    expect(refused.stderr).toMatch(/^mrtr-migrate: the git work tree .* has 1 uncommitted change\(s\) \(NOTES\.md\).*--force/);
+    expect(changedFiles(before, snapshot(dir))).toEqual([]);
+    expect(runCli(dir, ['--dry-run']).code).toBe(0);
+    expect(changedFiles(before, snapshot(dir))).toEqual([]);
+    const forced = runCli(dir, ['--force']);
+    expect(forced.code).toBe(0);
+    expect(changedFiles(before, snapshot(dir))).toEqual(['src/main.ts', 'src/server.ts']);
+  });
+
+  it('does not follow symbolic links, loops included', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    symlinkSync('.', path.join(dir, 'src/self'));
+    symlinkSync('../..', path.join(dir, 'src/up'));
+    symlinkSync('b', path.join(dir, 'src/a'));
+    symlinkSync('a', path.join(dir, 'src/b'));
+    const run = runCli(dir, ['--dry-run', '--format', 'json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.summary.filesScanned).toBe(2);
+    expect(report.diagnostics.find((d: any) => d.code === 'cli/symlinks').message).toMatch(/^4 symbolic link\(s\) not followed/);
+  });
+
+  it('exits 2 on an empty folder, with the cause on one line', () => {
+    const dir = makeProject(undefined);
+    const run = runCli(dir, []);
+    expect(run.code).toBe(2);
+    expect(oneLine(run.stderr)).toBe(true);
+    expect(run.stderr).toMatch(/^mrtr-migrate: no TypeScript or JavaScript source files found in \./);
+  });
+
+  it('exits 2 on bad arguments', () => {
+    const dir = makeProject('v2-server');
+    for (const [args, message] of [
+      [['--format', 'pdf'], /--format pdf is not a report format/],
+      [['--bogus'], /Unknown option '--bogus'/],
+      [['src/nope.ts'], /src\/nope\.ts does not exist/],
+      [['lib/**/*.ts'], /no file matches the pattern lib\/\*\*\/\*\.ts/],
+      [['--project', 'missing.json'], /missing\.json does not exist/],
+      [['package.json'], /package\.json is not a TypeScript or JavaScript source file/],
+    ] as const) {
+      const run = runCli(dir, [...args]);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(oneLine(run.stderr), run.stderr).toBe(true);
+      expect(run.stderr).toMatch(message);
+    }
+  });
+});
+
+describe('options', () => {
+  it('--ignore skips files; --report moves the report; progress lines go to stderr', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    mkdirSync(path.join(dir, 'out'));
+    const before = snapshot(dir);
+    const run = runCli(dir, ['src', '--ignore', 'src/main.ts', '--report', 'out/migration.md', '--no-sdk-upgrade', '--no-verify']);
+    expect(run.code).toBe(0);
+    expect(changedFiles(before, snapshot(dir))).toEqual(['out/migration.md', 'src/server.ts']);
+    expect(run.stdout).toContain('Report: out/migration.md');
+    expect(run.stderr).toMatch(/^mrtr-migrate: reading 1 file\(s\)$/m);
+  });
+
+  it('--help and --version exit 0', () => {
+    const dir = makeProject(undefined);
+    const help = runCli(dir, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Exit codes:');
+    expect(runCli(dir, ['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(JSON.parse(runCli(dir, ['--print-json-schema']).stdout).$id).toBe('urn:mrtr-migrate:report:1');
+  });
+});
+
+void git;

@@ -1,0 +1,3 @@
+export function bullet(lines: string[]): string {
+  return lines.map(line => `- ${line}`).join('\n');
+}

@@ -1,0 +1,1 @@
+declare function elicitInput(message: string): Promise<void>;

@@ -1,0 +1,37 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runPipeline } from './pipeline.js';
+
+/**
+ * Fixture pairs: the rewrite of fixtures/<case>/input.ts is exactly output.ts, running it again on
+ * output.ts changes nothing, and output.ts type-checks against the real v2 SDK.
+ */
+
+const root = resolve(import.meta.dirname, '..', '..', 'fixtures');
+const cases = readdirSync(root).filter(name => existsSync(join(root, name, 'input.ts')));
+
+it('has fixture pairs', () => {
+  expect(cases.length).toBeGreaterThanOrEqual(12);
+});
+
+describe.each(cases)('%s', name => {
+  const input = join(root, name, 'input.ts');
+  const output = join(root, name, 'output.ts');
+
+  it('rewrites input.ts to output.ts', () => {
+    expect(existsSync(output), `${output} is missing: run npx tsx scripts/update-fixtures.ts ${name}`).toBe(true);
+    expect(runPipeline(input, readFileSync(input, 'utf8')).text).toBe(readFileSync(output, 'utf8'));
+  });
+
+  it('is idempotent', () => {
+    const text = readFileSync(output, 'utf8');
+    const again = runPipeline(input, text);
+    expect(again.text).toBe(text);
+    expect(again.sites.filter(s => s.status !== 'refused')).toEqual([]);
+  });
+
+  it('output.ts type-checks against @modelcontextprotocol/server', () => {
+    expect(runPipeline(output, readFileSync(output, 'utf8')).typeErrors).toEqual([]);
+  });
+});

@@ -1,0 +1,52 @@
+import { getMigration } from '@modelcontextprotocol/codemod';
+import { Project, ts } from 'ts-morph';
+import { ProjectIndex } from '../../src/analysis/index.js';
+import type { SiteReport } from '../../src/report/model.js';
+import { TRANSFORMS } from '../../transforms/index.js';
+
+/**
+ * The two stages the CLI runs, on an in-memory ts-morph project: the official v1-to-v2 codemod
+ * transforms for v1 code, then our transforms. Files keep their real paths so the installed SDK
+ * packages resolve; their text comes from the caller (so a test can run on its own output).
+ */
+
+export const COMPILER_OPTIONS = {
+  strict: true,
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  skipLibCheck: true,
+  noEmit: true,
+  types: ['node'],
+};
+
+export interface PipelineResult {
+  text: string;
+  sites: SiteReport[];
+  /** Type errors of the resulting file (formatted), empty when it type-checks. */
+  typeErrors: string[];
+}
+
+/** One project for every run of a test file: the SDK's declaration files are parsed once. */
+let shared: Project | undefined;
+
+export function runPipeline(path: string, text: string, cwd = process.cwd()): PipelineResult {
+  const project = (shared ??= new Project({ compilerOptions: COMPILER_OPTIONS, skipAddingFilesFromTsConfig: true }));
+  for (const other of project.getSourceFiles()) if (!other.isDeclarationFile() && !other.isInNodeModules()) project.removeSourceFile(other);
+  const sourceFile = project.createSourceFile(path, text, { overwrite: true });
+  if (/@modelcontextprotocol\/sdk/.test(text)) {
+    for (const transform of getMigration('v1-to-v2')!.transforms) transform.apply(sourceFile, { projectType: 'server' });
+  }
+  const projectIndex = new ProjectIndex(ts as never, project.getProgram().compilerObject as never);
+  const sites: SiteReport[] = [];
+  for (const transform of TRANSFORMS) {
+    const result = transform.apply(sourceFile, { project, ts, projectIndex, cwd });
+    sites.push(...result.sites);
+  }
+  const diagnostics = project.getPreEmitDiagnostics().filter(d => d.getSourceFile()?.getFilePath() === sourceFile.getFilePath());
+  return {
+    text: sourceFile.getFullText(),
+    sites,
+    typeErrors: diagnostics.map(d => `${d.getLineNumber() ?? '?'}: ${ts.flattenDiagnosticMessageText(d.getMessageText() as string | ts.DiagnosticMessageChain, '\n')}`),
+  };
+}
