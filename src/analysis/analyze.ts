@@ -1,5 +1,7 @@
 import type * as ts from 'typescript';
 import { ContextFinder } from './context.js';
+import { statementList } from './continuation.js';
+import { forEachValueIdentifier, isWriteReference, resolveIdentifier } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
@@ -298,11 +300,33 @@ function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string |
   }
   for (let node: ts.Node | undefined = flow.statement; node && node !== fn; node = node.parent) {
     const parent = node.parent;
+    // The rewrite declares a flag just before such a try, so it must sit in a statement list.
     if (parent && ts.isTryStatement(parent) && parent.tryBlock === node && parent.finallyBlock) {
-      return 'the question is inside a try block that has a finally clause; rewriting try/finally is not supported yet.';
+      if (!statementList(ts, parent)) return 'the question is inside a try/finally that is the lone statement of an if or loop; wrap it in braces.';
+      const assignedLater = finallyReadsLaterAssignment(ts, parent, flow.awaited);
+      if (assignedLater) {
+        return `the finally block reads \`${assignedLater}\`, which the code after the question assigns; in the round that asks, the finally would see the value from before the question.`;
+      }
     }
   }
   return undefined;
+}
+
+/**
+ * A `let` the finally block reads and the try block assigns after the question: the asking round
+ * runs the (guarded) finally copy with the old value, which the checker narrows; refuse instead.
+ */
+function finallyReadsLaterAssignment(ts: TS, tryStatement: ts.TryStatement, awaited: ts.Node): string | undefined {
+  let found: string | undefined;
+  forEachValueIdentifier(ts, tryStatement.finallyBlock!, id => {
+    if (found) return;
+    const decl = resolveIdentifier(ts, id);
+    if (!decl || (decl.kind !== 'let' && decl.kind !== 'var')) return;
+    forEachValueIdentifier(ts, tryStatement.tryBlock, other => {
+      if (!found && other.pos > awaited.end && other.text === id.text && isWriteReference(ts, other) && resolveIdentifier(ts, other) === decl) found = id.text;
+    });
+  });
+  return found;
 }
 
 /** Form mode is the default; URL mode must be ruled out from the literal or the checker. */

@@ -256,7 +256,8 @@ function describe(input: LiveLocalsInput, decl: LocalDecl, firstRead: ts.Identif
   if (!symbol) return syntactic();
   const declared = checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode);
   // `if (!key) return ...; await ask(); key.id`: the state keeps the narrowed type.
-  const narrowed = firstRead ? checker.getTypeAtLocation(firstRead) : declared;
+  // Only for const: a restored let gets the state's type as its declared type, and may be reassigned.
+  const narrowed = firstRead && decl.kind === 'const' ? checker.getTypeAtLocation(firstRead) : declared;
   const type = narrowed.flags & ts.TypeFlags.Any || !checker.isTypeAssignableTo(narrowed, declared) ? declared : narrowed;
   // `any` from an unresolved import: fall back to the initializer's shape.
   if (type.flags & ts.TypeFlags.Any && init) return syntactic();

@@ -149,6 +149,24 @@ describe('SDK receivers are found however they are reached', () => {
     expect(typed.sites[0]!.verdict).toMatchObject({ kind: 'migrate' });
   });
 
+  it('a framework-registered method (NestJS-style, MRTR-039): found by type only, and no request is known to be live', () => {
+    const { typed, untyped } = analyzeBoth([
+      "import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      'interface ToolContext { mcpServer: McpServer }',
+      'declare function Tool(options: { name: string }): (target: object, key: string) => void;',
+      'export class GreetingTools {',
+      "  @Tool({ name: 'greet' })",
+      '  async greet(payload: { name: string }, ctx: ToolContext) {',
+      "    const answer = await ctx.mcpServer.server.elicitInput({ message: `Greet ${payload.name}?`, requestedSchema: { type: 'object', properties: {} } });",
+      "    return { content: [{ type: 'text', text: answer.action }] };",
+      '  }',
+      '}',
+    ].join('\n'));
+    expect(found(typed)).toEqual(['7 server.elicitInput']);
+    expect(typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'no-live-request' });
+    expect(found(untyped)).toEqual([]);
+  });
+
   it('the v2 context through a typed helper parameter', () => {
     const { typed, untyped } = analyzeBoth([
       "import type { ServerContext } from '@modelcontextprotocol/server';",

@@ -118,6 +118,25 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   });
   const byStatement = new Map(questions.map(q => [q.statement, q]));
 
+  /**
+   * `try { ... ask ... } finally { F }`: returning the ask would run F in the asking round, and
+   * again when the answer comes back. A flag set just before the ask skips F in that round.
+   */
+  const finallyFlags = new Map<ts.TryStatement, string>();
+  const guardingTries = (node: ts.Node): ts.TryStatement[] => {
+    const tries: ts.TryStatement[] = [];
+    for (let n: ts.Node | undefined = node; n && n !== fn; n = n.parent) {
+      const parent: ts.Node | undefined = n.parent;
+      if (parent && ts.isTryStatement(parent) && parent.tryBlock === n && parent.finallyBlock) tries.unshift(parent);
+    }
+    return tries;
+  };
+  const flagOf = (t: ts.TryStatement): string => {
+    let flag = finallyFlags.get(t);
+    if (!flag) finallyFlags.set(t, (flag = locals.take('askedForInput')));
+    return flag;
+  };
+
   /** The ask that replaces a question (and the rest of its list), written at `indent`. */
   const askText = (q: Question, indent: string): Protected => {
     const nl = env.newline + indent;
@@ -128,6 +147,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     const head = `${lone ? `{${nl}${pad}` : ''}const ${q.requestVar} = ${request.prefix}`;
     const tail = [
       `${request.suffix};`,
+      ...guardingTries(q.statement).map(t => `${pad}${flagOf(t)} = true;`),
       `${pad}return inputRequired({`,
       `${pad}${env.unit}inputRequests: { ${q.step}: ${q.requestVar} },`,
       `${pad}${env.unit}requestState: await ${env.module.codec}.mint({ ${payload} }, ${ctxName}),`,
@@ -171,6 +191,16 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
       node.forEachChild(visit);
     };
     visit(fn.body!);
+    for (const [t, flag] of finallyFlags) {
+      const tStart = t.getStart(env.sourceFile);
+      if (tStart < start || t.getEnd() > end || edits.some(e => tStart >= e.start && tStart < e.end)) continue;
+      const tryBlock = t.tryBlock;
+      if (!edits.some(e => e.text.includes(`${flag} = true;`) && e.start >= tryBlock.getStart(env.sourceFile) && e.end <= tryBlock.getEnd())) continue;
+      const indent = indentAt(env.text, tStart);
+      edits.push({ start: tStart, end: tStart, text: `let ${flag} = false;${env.newline}${indent}`, protect: [] });
+      const guarded = guardedFinally(env, t, flag, indent);
+      edits.push({ start: t.finallyBlock!.getStart(env.sourceFile), end: t.finallyBlock!.getEnd(), text: guarded.text, protect: guarded.protect });
+    }
     return edits;
   };
 
@@ -197,9 +227,21 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     lines.push(`${env.unit}// The retry came without this round's answer: ask again.`);
     lines.push(`${env.unit}return inputRequired({ inputRequests: { ${q.step}: ${stateVar}.request }, requestState: await ${env.module.codec}.mint(${stateVar}, ${ctxName}) });`);
     lines.push('}');
-    lines.push(...restoreLines(q, stateVar));
-    for (const node of q.rebuilt) lines.push(rebuiltDeclaration(env, node, inner));
-    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner, new Set([...questionStatements].filter(st => st !== q.statement)));
+    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner, new Set([...questionStatements].filter(st => st !== q.statement)), flagOf);
+    // Restore only what this branch's code uses: a later question cuts off reads that its own round restores.
+    const rebuilt = q.rebuilt.map(node => ({ name: rebuiltName(ts, node), text: rebuiltDeclaration(env, node, inner) }));
+    let used = cont.text;
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const r of rebuilt) {
+        if (!used.includes(r.text) && mentions(used, r.name)) {
+          used += `\n${r.text}`;
+          changed = true;
+        }
+      }
+    }
+    lines.push(...restoreLines({ ...q, carried: q.carried.filter(c => mentions(used, c.name)) }, stateVar));
+    for (const r of rebuilt) if (used.includes(r.text)) lines.push(r.text);
     // Running off the end of the branch would fall into the first round's code: return, as the original did.
     const fallsThrough = cont.completes && endReachable(env, fn);
     const text = `if (${stateVar}?.step === '${q.step}') {${nl}${inner}${lines.join(nl + inner)}${cont.text ? nl + inner + cont.text : ''}${fallsThrough ? `${nl}${inner}return;` : ''}${nl}${bodyIndent}}`;
@@ -239,6 +281,16 @@ function restoreLines(q: Question, stateVar: string): string[] {
   return lines;
 }
 
+function rebuiltName(ts: TS, node: ts.Node): string {
+  const name = (node as ts.NamedDeclaration).name;
+  return name && ts.isIdentifier(name) ? name.text : '';
+}
+
+/** Whether `text` mentions `name` as a whole word (a cheap, conservative use check). */
+function mentions(text: string, name: string): boolean {
+  return new RegExp(`(^|[^A-Za-z0-9_$.])${name.replace(/\$/g, '\\$')}($|[^A-Za-z0-9_$])`).test(text);
+}
+
 /** Re-emits a side-effect-free declaration (function, class, or `const f = () => ...`). */
 function rebuiltDeclaration(env: RewriteEnv, node: ts.Node, indent: string): string {
   const { ts } = env;
@@ -266,6 +318,7 @@ function continuation(
   answerExpr: string,
   indent: string,
   asking: ReadonlySet<ts.Statement>,
+  flagOf: (t: ts.TryStatement) => string,
 ): { text: string; completes: boolean } {
   const { ts, text, sourceFile } = env;
   const nl = env.newline;
@@ -304,9 +357,20 @@ function continuation(
       const tryStatement = node;
       const inner = parts;
       const tailStart = tryStatement.tryBlock.getEnd();
-      const tail = splice(text, tailStart, tryStatement.getEnd(), [], env.literals);
       const tryIndent = indentAt(text, tryStatement.getStart(sourceFile));
-      parts = [target => `try {${nl}${target}${env.unit}${nest(inner, target)}${nl}${target}}${reindent(tail, tryIndent, target)}`];
+      parts = [target => {
+        const innerText = nest(inner, target);
+        const flag = tryStatement.finallyBlock && flagOf(tryStatement);
+        if (!flag || !innerText.includes(`${flag} = true;`)) {
+          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), [], env.literals), tryIndent, target)}`;
+        }
+        // A later question inside the same try asks again: guard its finally as in the first round.
+        const catchText = tryStatement.catchClause
+          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), [], env.literals), tryIndent, target)
+          : '';
+        const guarded = guardedFinally(env, tryStatement, flag, target).text;
+        return `let ${flag} = false;${nl}${target}try {${nl}${target}${env.unit}${innerText}${nl}${target}}${catchText} finally ${guarded}`;
+      }];
       last = tryStatement;
       declared = new Set();
     }
@@ -336,6 +400,22 @@ function declaredNames(ts: TS, statements: readonly ts.Statement[]): Set<string>
     if ((ts.isFunctionDeclaration(s) || ts.isClassDeclaration(s)) && s.name) names.add(s.name.text);
   }
   return names;
+}
+
+/** `{ if (!flag) { ...the original finally statements... } }`, written at `indent`. */
+function guardedFinally(env: RewriteEnv, t: ts.TryStatement, flag: string, indent: string): Protected {
+  const block = t.finallyBlock!;
+  const nl = env.newline;
+  const statements = block.statements;
+  const head = `{${nl}${indent}${env.unit}if (!${flag}) {`;
+  if (statements.length === 0) return { text: `${head}${nl}${indent}${env.unit}}${nl}${indent}}`, protect: [] };
+  const start = statements[0]!.getStart(env.sourceFile);
+  const inner = reindentProtected(splice(env.text, start, statements[statements.length - 1]!.getEnd(), [], env.literals), indentAt(env.text, start), indent + env.unit + env.unit);
+  const prefix = `${head}${nl}${indent}${env.unit}${env.unit}`;
+  return {
+    text: `${prefix}${inner.text}${nl}${indent}${env.unit}}${nl}${indent}}`,
+    protect: inner.protect.map(([a, b]) => [a + prefix.length, b + prefix.length] as [number, number]),
+  };
 }
 
 /** Whether control can run past the end of a statement, when the `asking` statements return. */

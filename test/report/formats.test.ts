@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import ajvDraft04 from 'ajv-draft-04';
+import ajv from 'ajv';
+import ajvFormats from 'ajv-formats';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPORT_JSON_SCHEMA, renderJson, renderMarkdown, renderSarif } from '../../src/index.js';
+import type { RunReport } from '../../src/report/model.js';
+import { REPO, v1DryRunReport } from './fixture.js';
+
+// CommonJS packages: their classes are the `default` of the module object.
+const AjvDraft04 = ajvDraft04.default;
+const Ajv = ajv.default;
+const addFormats = ajvFormats.default;
+
+let report: RunReport;
+beforeAll(async () => {
+  report = await v1DryRunReport();
+});
+
+describe('--format sarif', () => {
+  it('validates against the official SARIF 2.1.0 schema', () => {
+    // The SARIF 2.1.0 schema as shipped by Microsoft's SARIF SDK (draft-04 JSON Schema).
+    const schema = JSON.parse(readFileSync(path.join(REPO, 'node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
+    // The schema's language pattern is not valid with the u flag, which Ajv uses by default.
+    const ajv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false });
+    addFormats(ajv as never);
+    const validate = ajv.compile(schema);
+    const sarif = JSON.parse(renderSarif(report));
+    expect(validate(sarif), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  });
+
+  it('has one result per refused or for-review site, at its location', () => {
+    const sarif = JSON.parse(renderSarif(report));
+    const needing = report.sites.filter(s => s.status !== 'migrated');
+    expect(needing.length).toBeGreaterThan(0);
+    expect(sarif.runs[0].results).toHaveLength(needing.length);
+    const loop = sarif.runs[0].results.find((r: any) => r.ruleId === 'mrtr/refused/loop');
+    expect(loop.level).toBe('error');
+    expect(loop.locations[0].physicalLocation).toMatchObject({ artifactLocation: { uri: 'src/index.ts', uriBaseId: '%SRCROOT%' }, region: { startLine: expect.any(Number) } });
+    const rules = sarif.runs[0].tool.driver.rules.map((r: any) => r.id);
+    for (const result of sarif.runs[0].results) expect(rules[result.ruleIndex]).toBe(result.ruleId);
+  });
+});
+
+describe('--format json', () => {
+  it('validates against its documented schema (version 1)', () => {
+    const ajv = new Ajv({ allErrors: true, strict: true });
+    addFormats(ajv);
+    const validate = ajv.compile(REPORT_JSON_SCHEMA);
+    const json = JSON.parse(renderJson(report));
+    expect(validate(json), JSON.stringify(validate.errors, null, 2)).toBe(true);
+    expect(json.schemaVersion).toBe(1);
+    expect(json.sites.some((s: any) => s.handlerDiff.includes('inputRequired'))).toBe(true);
+  });
+});
+
+describe('the markdown report', () => {
+  it('has the summary, the per-API table and one entry per site', () => {
+    const md = renderMarkdown(report);
+    expect(md).toMatch(/^# mrtr-migrate report/);
+    expect(md).toContain('### By API');
+    expect(md).toContain('| `server.elicitInput` | 2 |');
+    expect(md.match(/^### \d+\. `src\/index\.ts:\d+:\d+`/gm)).toHaveLength(report.sites.length);
+    expect(md).toContain('## package.json');
+  });
+});
