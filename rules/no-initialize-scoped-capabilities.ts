@@ -13,7 +13,7 @@ export default createRule<[], 'inRequest' | 'outsideRequest'>({
     },
     messages: {
       inRequest:
-        `\`{{call}}\` returns what the client declared at initialize, which 2026-07-28 clients never send: there it is undefined (only createMcpHandler backfills it) and it is deprecated. Read this request's capabilities from ${perRequest}; mrtr-migrate does not rewrite capability guards.`,
+        `\`{{call}}\` returns what the client declared at initialize, which 2026-07-28 clients never send: there it is undefined (only createMcpHandler backfills it) and it is deprecated. Read this request's capabilities from ${perRequest} (SDK v2); mrtr-migrate does not rewrite capability guards.`,
       outsideRequest:
         `\`{{call}}\`: {{detail}}. It returns what the client declared at initialize, which 2026-07-28 clients never send; decide per request, inside the handler, from ${perRequest}.`,
     },

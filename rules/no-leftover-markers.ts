@@ -1,15 +1,18 @@
 import type { TSESTree } from '@typescript-eslint/utils';
 import { createRule } from './utils/createRule.js';
 
-/** The codemod writes `// mrtr-migrate: <reason> — <hint>` above each site it refused. */
-const MARKER = /mrtr-migrate:/;
+/**
+ * The codemod writes `// mrtr-migrate: <reason> — <hint>` above each site it refused. Its explanatory
+ * comments in migrated code also start with `mrtr-migrate:` but have no reason code and dash, and stay.
+ */
+const MARKER = /mrtr-migrate:\s*[a-z]+(?:-[a-z]+)*\s+[—–-]\s/;
 
 export default createRule<[], 'leftoverMarker' | 'removeMarker'>({
   name: 'no-leftover-markers',
   meta: {
     type: 'problem',
     docs: {
-      description: 'Disallow `mrtr-migrate:` marker comments left by the codemod above sites it could not rewrite',
+      description: 'Disallow `mrtr-migrate: <reason> — <hint>` marker comments left by the codemod above sites it could not rewrite',
       recommended: 'recommended',
     },
     hasSuggestions: true,

@@ -78,6 +78,7 @@ export function siteCallText(site: Site): string {
   if (ts.isCallExpression(node)) callee = node.expression.getText();
   else if (ts.isNewExpression(node)) callee = `new ${node.expression.getText()}`;
   else return node.getText().replace(/\s+/g, ' ').slice(0, 60);
-  callee = callee.replace(/\s+/g, ' ');
+  // A chain split over lines (`ctx.mcpReq\n  .elicitInput`) reads as one expression.
+  callee = callee.replace(/\s+/g, ' ').replace(/\s*(\??\.)\s*/g, '$1');
   return `${callee.length > 57 ? `${callee.slice(0, 54)}...` : callee}()`;
 }

@@ -99,7 +99,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
         ts, checker, fn: boundary, statement: flow.statement, awaited: flow.awaited,
         paramsResupplied: context.type === 'handler', questionOf,
       });
-      effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, raw.call, node => questionCalls.has(node));
+      effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, raw.call, node => questionCalls.has(node), checker);
     }
     return { raw, context, flow, live, effects, options: optionNames(ts, raw.options) };
   });

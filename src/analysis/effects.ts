@@ -33,6 +33,7 @@ export function sideEffectsBefore(
   awaited: ts.Expression,
   question: ts.Node,
   isQuestion: (node: ts.Node) => boolean,
+  checker?: ts.TypeChecker,
 ): string[] {
   const found: string[] = [];
   const isLocal = (expr: ts.Expression): boolean => {
@@ -50,7 +51,7 @@ export function sideEffectsBefore(
     if (isFunctionLike(ts, node) || ts.isClassLike(node)) return;
     if (isQuestion(node)) return;
     if (ts.isCallExpression(node)) {
-      if (!isPureCall(ts, node, isLocal)) {
+      if (!isPureCall(ts, node, isLocal, checker)) {
         note(node, 'call');
         return;
       }
@@ -100,7 +101,7 @@ function isWithin(node: ts.Node, ancestor: ts.Node): boolean {
   return false;
 }
 
-function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression) => boolean): boolean {
+function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression) => boolean, checker: ts.TypeChecker | undefined): boolean {
   const callee = skipOuter(ts, call.expression);
   if (ts.isIdentifier(callee)) return PURE_GLOBAL_CALLS.has(callee.text);
   if (!ts.isPropertyAccessExpression(callee)) return false;
@@ -110,6 +111,13 @@ function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression)
   if (ts.isIdentifier(root) && PURE_NAMESPACES.has(root.text) && !IMPURE_NAMESPACE_MEMBERS.has(name)) return true;
   if (PURE_METHODS.has(name) && (isLocal(callee.expression) || ts.isStringLiteralLike(root) || ts.isArrayLiteralExpression(root) || ts.isTemplateExpression(root))) {
     return true;
+  }
+  // notes.filter(...) on a module-level array: the checker says what the receiver is.
+  if (PURE_METHODS.has(name) && checker) {
+    const receiver = checker.getTypeAtLocation(callee.expression);
+    const isStringOrArray = (t: ts.Type): boolean =>
+      (t.flags & ts.TypeFlags.StringLike) !== 0 || checker.isArrayType(t) || checker.isTupleType(t) || t.getSymbol()?.getName() === 'ReadonlyArray';
+    if (receiver.isUnion() ? receiver.types.every(isStringOrArray) : isStringOrArray(receiver)) return true;
   }
   return false;
 }

@@ -19,6 +19,9 @@ ruleTester.run('no-leftover-markers', rule, {
     '// Migrated with mrtr-migrate (see docs).\nexport const a = 1;',
     "export const note = 'mrtr-migrate: not a comment';",
     '/* see the mrtr-migrate/no-push-sampling docs */\nexport const b = 2;',
+    // The codemod's explanatory comments in migrated code are not markers.
+    '// mrtr-migrate: requestState of the multi round-trip handlers below (SEP-2322). It is signed, not\nexport const c = 3;',
+    '// mrtr-migrate: multi round-trip (SEP-2322). State minted for another call is rejected; see DeleteState.\nexport const d = 4;',
   ],
   invalid: [
     {
