@@ -33,7 +33,7 @@ export default createRule<[], MessageIds>({
         if (isWriteOrCall(node)) return;
         const key = memberName(node) ?? '<computed>';
         const cast = enclosingCast(node);
-        const suggest = suggestion(context, node, key);
+        const suggest = suggestion(node, key);
         if (cast) {
           context.report({ node: cast, messageId: 'castEntry', data: { key }, suggest });
         } else {
@@ -54,7 +54,7 @@ export default createRule<[], MessageIds>({
     };
 
     /** `(responses.confirm as ElicitResult)?.content` reads what acceptedContent() returns, minus the checks. */
-    function suggestion(ctx: AnyRuleContext, read: TSESTree.MemberExpression, key: string): TSESLint.SuggestionReportDescriptor<MessageIds>[] | null {
+    function suggestion(read: TSESTree.MemberExpression, key: string): TSESLint.SuggestionReportDescriptor<MessageIds>[] | null {
       if (key === '<computed>') return null;
       let top: TSESTree.Node = read;
       while (top.parent && (isCast(top.parent) || top.parent.type === AST_NODE_TYPES.TSNonNullExpression || top.parent.type === AST_NODE_TYPES.ChainExpression)) {
@@ -63,7 +63,7 @@ export default createRule<[], MessageIds>({
       const content = top.parent;
       if (!content || content.type !== AST_NODE_TYPES.MemberExpression || content.object !== top || memberName(content) !== 'content') return null;
       const responses = sourceCode.getText(read.object);
-      const helper = acceptedContentName(ctx);
+      const helper = acceptedContentName(context);
       return [{
         messageId: 'useAcceptedContent',
         data: { responses, key },
@@ -144,10 +144,12 @@ function acceptedContentName(context: AnyRuleContext): { name: string; importFix
     const last = named.specifiers[named.specifiers.length - 1]!;
     return { name: 'acceptedContent', importFix: fixer => fixer.insertTextAfter(last, ', acceptedContent') };
   }
+  // After the last import, else before the first statement (never above a shebang or header comment).
+  // (A reported read sits in some statement, so the program has a first one.)
   const lastImport = imports[imports.length - 1];
   const line = "import { acceptedContent } from '@modelcontextprotocol/server';";
   return {
     name: 'acceptedContent',
-    importFix: fixer => (lastImport ? fixer.insertTextAfter(lastImport, `\n${line}`) : fixer.insertTextBeforeRange([0, 0], `${line}\n`)),
+    importFix: fixer => (lastImport ? fixer.insertTextAfter(lastImport, `\n${line}`) : fixer.insertTextBefore(program.body[0]!, `${line}\n`)),
   };
 }

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { Project, ts } from 'ts-morph';
+import { ts, type Project } from 'ts-morph';
 import { ProjectIndex } from '../src/analysis/index.js';
 import { parentPort } from 'node:worker_threads';
+import { createProject } from '../src/project/load.js';
 import { classify } from '../src/project/prefilter.js';
 import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from '../src/project/sdkUpgrade.js';
 import { restoreShape, shapeOf, splitBom } from '../src/project/sourceText.js';
@@ -32,7 +33,7 @@ function projectFor(file: string): Project {
   const key = tsconfig ?? '<defaults>';
   let project = projects.get(key);
   if (!project) {
-    project = new Project({ compilerOptions: loadTsconfig(tsconfig, false).options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+    project = createProject(loadTsconfig(tsconfig, false).options);
     projects.set(key, project);
   }
   return project;

@@ -8,8 +8,7 @@ import { AST_NODE_TYPES, ASTUtils, type TSESLint, type TSESTree } from '@typescr
 export type AnyRuleContext = Readonly<TSESLint.RuleContext<string, readonly unknown[]>>;
 
 /** How far identifiers are followed to their `const` initializers. */
-const MAX_TRACE_DEPTH = 5;
-export { MAX_TRACE_DEPTH };
+export const MAX_TRACE_DEPTH = 5;
 
 export function isMcpModule(module: string): boolean {
   return module.startsWith('@modelcontextprotocol/');
@@ -19,7 +18,7 @@ export function isV2ServerModule(module: string): boolean {
   return module === '@modelcontextprotocol/server';
 }
 
-/** Strips TypeScript wrappers that leave the value as it is: `x as T`, `<T>x`, `x!`, `x satisfies T`. */
+/** Strips wrappers that leave the value as it is: `x as T`, `<T>x`, `x!`, `x satisfies T`, and the `?.` chain node. */
 export function skipTypeWrappers(node: TSESTree.Node): TSESTree.Node {
   let n = node;
   for (;;) {
@@ -28,8 +27,6 @@ export function skipTypeWrappers(node: TSESTree.Node): TSESTree.Node {
       case AST_NODE_TYPES.TSTypeAssertion:
       case AST_NODE_TYPES.TSNonNullExpression:
       case AST_NODE_TYPES.TSSatisfiesExpression:
-        n = n.expression;
-        break;
       case AST_NODE_TYPES.ChainExpression:
         n = n.expression;
         break;
@@ -168,20 +165,14 @@ export function isExportOf(context: AnyRuleContext, expr: TSESTree.Node, exportN
   return false;
 }
 
-/** Whether the file imports (or requires) anything from an MCP SDK package. */
+/** Whether the file imports (or requires, at top level) anything from an MCP SDK package. */
 export function importsMcp(program: TSESTree.Program): boolean {
-  let found = false;
-  const visit = (node: TSESTree.Node): void => {
-    if (found) return;
-    if (node.type === AST_NODE_TYPES.ImportDeclaration && isMcpModule(node.source.value)) found = true;
-    if (node.type === AST_NODE_TYPES.VariableDeclarator && node.init) {
-      const module = requiredModule(node.init);
-      if (module && isMcpModule(module)) found = true;
-    }
-  };
-  for (const statement of program.body) {
-    visit(statement);
-    if (statement.type === AST_NODE_TYPES.VariableDeclaration) statement.declarations.forEach(visit);
-  }
-  return found;
+  return program.body.some(statement => {
+    if (statement.type === AST_NODE_TYPES.ImportDeclaration) return isMcpModule(statement.source.value);
+    if (statement.type !== AST_NODE_TYPES.VariableDeclaration) return false;
+    return statement.declarations.some(declaration => {
+      const module = declaration.init && requiredModule(declaration.init);
+      return !!module && isMcpModule(module);
+    });
+  });
 }

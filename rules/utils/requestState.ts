@@ -2,6 +2,7 @@ import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
 import {
   constInitializer,
   findProperty,
+  hasSpread,
   isExportOf,
   isMcpModule,
   isV2ServerModule,
@@ -139,11 +140,11 @@ export function serverVerifyOption(context: AnyRuleContext, construction: TSESTr
   const object = traceConst(context, options);
   if (object.type !== AST_NODE_TYPES.ObjectExpression) return 'unknown';
   const requestState = findProperty(object, 'requestState');
-  if (!requestState) return object.properties.some(p => p.type === AST_NODE_TYPES.SpreadElement) ? 'unknown' : 'no';
+  if (!requestState) return hasSpread(object) ? 'unknown' : 'no';
   const value = traceConst(context, requestState.value);
   if (value.type !== AST_NODE_TYPES.ObjectExpression) return 'unknown';
   if (findProperty(value, 'verify')) return 'yes';
-  return value.properties.some(p => p.type === AST_NODE_TYPES.SpreadElement) ? 'unknown' : 'no';
+  return hasSpread(value) ? 'unknown' : 'no';
 }
 
 /** `new McpServer(...)` / `new Server(...)` of an MCP SDK package. */

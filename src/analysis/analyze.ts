@@ -179,12 +179,13 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     return refuse('handler-kind', `a ${context.handler.method} handler cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
   }
   if (raw.kind === 'capability-guard') {
-    return refuse('unsupported-construct', 'getClientCapabilities() is undefined on 2026-07-28 requests; rewriting capability guards is not supported yet: read ctx.mcpReq.envelope?.clientCapabilities per request.');
+    return refuse('unsupported-construct', 'getClientCapabilities() is initialize-scoped (undefined on 2026-07-28 connections served by serveStdio); rewriting capability guards is not supported yet: read the per-request capabilities from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].');
   }
   if (flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
     return refuse('unsupported-construct', `the ${label} answer is consumed through .then()/.catch(); await the call in its own statement instead.`);
   }
-  if (flow?.consumption === 'dropped' || flow?.consumption === 'then') {
+  // Inside a callback (`new Promise(resolve => ask().then(resolve))`) the callback is the problem, not the chain.
+  if ((flow?.consumption === 'dropped' || flow?.consumption === 'then') && !flow.tags.includes('nested-callback')) {
     return refuse('fire-and-forget', `the ${label} promise is not awaited by the handler, so the request may be gone when it settles; await it or drop the question.`);
   }
   if (flow?.consumption === 'parallel' || flow?.tags.includes('parallel')) {
@@ -227,7 +228,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (all.some(other => other.raw.kind === 'capability-guard' &&
       ((other.context.type === 'handler' && other.context.handler === handler) ||
        (other.context.type === 'helper' && other.context.handlers.includes(handler))))) {
-    return refuse('unsupported-construct', 'the handler guards on getClientCapabilities(), which is undefined on 2026-07-28 requests; guard rewriting is not supported yet.');
+    return refuse('unsupported-construct', 'the handler guards on getClientCapabilities(), which is initialize-scoped and not per request on 2026-07-28; guard rewriting is not supported yet.');
   }
   if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
     return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
@@ -243,7 +244,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
   const unknown = locals.find(l => l.how === 'carry' && l.json === 'unknown');
   if (unknown) {
-    return refuse('unknown-local-type', `\`${unknown.name}\` is read after the question and ${unknown.why}; run with type information (a tsconfig / typed linting) or give it a JSON type.`);
+    const advice = checker ? 'give it a JSON type' : 'run with type information (a tsconfig / typed linting) or give it a JSON type';
+    return refuse('unknown-local-type', `\`${unknown.name}\` is read after the question and ${unknown.why}; ${advice}.`);
   }
   const notes: string[] = [];
   if (f.effects.length > 0) notes.push(`side effects before the question run in the asking round; if the client never retries, the code after it never runs (${f.effects.join('; ')})`);

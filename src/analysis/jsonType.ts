@@ -1,4 +1,5 @@
 import type * as ts from 'typescript';
+import { sdkOfFileName } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
@@ -18,11 +19,12 @@ const NON_JSON_NAMES = new Set([
 
 const YES: Jsonness = { json: 'yes' };
 
-export function jsonnessOfType(ts: TS, checker: ts.TypeChecker, type: ts.Type, seen: Set<ts.Type> = new Set(), depth = 0): Jsonness {
+/** `wire`: inside a member the SDK declares on a protocol type, whose values were parsed from JSON. */
+export function jsonnessOfType(ts: TS, checker: ts.TypeChecker, type: ts.Type, seen: Set<ts.Type> = new Set(), depth = 0, wire = false): Jsonness {
   if (seen.has(type) || depth > 12) return YES; // recursive types (JSON trees) are fine if their parts are
   const flags = type.flags;
   if (flags & ts.TypeFlags.Any) return { json: 'unknown', why: 'its type is `any`' };
-  if (flags & ts.TypeFlags.Unknown) return { json: 'unknown', why: 'its type is `unknown`' };
+  if (flags & ts.TypeFlags.Unknown) return wire ? YES : { json: 'unknown', why: 'its type is `unknown`' };
   if (flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.Null |
                ts.TypeFlags.Undefined | ts.TypeFlags.Void | ts.TypeFlags.Never | ts.TypeFlags.EnumLike)) {
     return YES;
@@ -36,7 +38,7 @@ export function jsonnessOfType(ts: TS, checker: ts.TypeChecker, type: ts.Type, s
   const next = new Set(seen).add(type);
   if (type.isUnionOrIntersection()) {
     for (const member of type.types) {
-      const result = jsonnessOfType(ts, checker, member, next, depth + 1);
+      const result = jsonnessOfType(ts, checker, member, next, depth + 1, wire);
       if (result.json !== 'yes') return result;
     }
     return YES;
@@ -54,7 +56,7 @@ export function jsonnessOfType(ts: TS, checker: ts.TypeChecker, type: ts.Type, s
       if (element.flags & ts.TypeFlags.Undefined || (element.isUnion() && element.types.some(t => t.flags & ts.TypeFlags.Undefined))) {
         return { json: 'no', why: 'undefined array elements come back as null' };
       }
-      const result = jsonnessOfType(ts, checker, element, next, depth + 1);
+      const result = jsonnessOfType(ts, checker, element, next, depth + 1, wire);
       if (result.json !== 'yes') return result;
     }
     return YES;
@@ -72,16 +74,24 @@ export function jsonnessOfType(ts: TS, checker: ts.TypeChecker, type: ts.Type, s
       return { json: 'no', why: `it has an accessor (${property.getName()})` };
     }
     const propertyType = checker.getTypeOfSymbol(property);
-    const result = jsonnessOfType(ts, checker, propertyType, next, depth + 1);
+    const result = jsonnessOfType(ts, checker, propertyType, next, depth + 1, wire || isSdkDeclared(declaration));
     if (result.json !== 'yes') {
       return { json: result.json, why: `property ${property.getName()}: ${result.why}` };
     }
   }
   for (const info of checker.getIndexInfosOfType(type)) {
-    const result = jsonnessOfType(ts, checker, info.type, next, depth + 1);
+    const result = jsonnessOfType(ts, checker, info.type, next, depth + 1, wire || isSdkDeclared(info.declaration));
     if (result.json !== 'yes') return { json: result.json, why: `index signature: ${result.why}` };
   }
   return YES;
+}
+
+/**
+ * Members the SDK declares on protocol types (`_meta`, open index signatures) hold what came off
+ * the wire, parsed from JSON: their `unknown` parts survive a JSON round trip.
+ */
+function isSdkDeclared(declaration: ts.Node | undefined): boolean {
+  return !!declaration && sdkOfFileName(declaration.getSourceFile().fileName) !== undefined;
 }
 
 const STRING_METHODS = new Set([

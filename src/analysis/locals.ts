@@ -259,8 +259,12 @@ function describe(input: LiveLocalsInput, decl: LocalDecl, firstRead: ts.Identif
   // Only for const: a restored let gets the state's type as its declared type, and may be reassigned.
   const narrowed = firstRead && decl.kind === 'const' ? checker.getTypeAtLocation(firstRead) : declared;
   const type = narrowed.flags & ts.TypeFlags.Any || !checker.isTypeAssignableTo(narrowed, declared) ? declared : narrowed;
-  // `any` from an unresolved import: fall back to the initializer's shape.
-  if (type.flags & ts.TypeFlags.Any && init) return syntactic();
+  // The error type (an unresolved import): fall back to the initializer's shape.
+  if (type.flags & ts.TypeFlags.Any && (type as { intrinsicName?: string }).intrinsicName === 'error') {
+    const fallback = syntactic();
+    if (fallback.jsonness.json !== 'yes') fallback.jsonness = { json: 'unknown', why: 'its type could not be resolved (is the package that declares it installed?)' };
+    return fallback;
+  }
   const sourceFile = input.fn.getSourceFile();
   const printed = checker.typeToString(type, sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
   const { problem, imports } = typeNameability(ts, checker, type, sourceFile);

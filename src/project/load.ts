@@ -24,7 +24,39 @@ export function readSource(path: string, sdkUpgrade: boolean): ReadFile {
 
 /** One in-memory project for the run; files are added from the texts read, never from the tsconfig's list. */
 export function createProject(options: ts.CompilerOptions): Project {
-  return new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+  const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+  withModuleFormats(project, options);
+  return project;
+}
+
+interface DocumentRegistry {
+  createOrUpdateSourceFile(...args: unknown[]): ts.SourceFile;
+  acquireDocument(...args: unknown[]): ts.SourceFile;
+}
+
+/**
+ * ts-morph 28 parses files without telling the compiler whether each is an ES module or CommonJS
+ * (`impliedNodeFormat`), so under `module: node16/nodenext` every file of an ESM package would be
+ * checked as CommonJS: imports resolved through `require` conditions, ESM-only syntax flagged.
+ * Its document registry is the one place every parsed file passes through; the format is set there,
+ * as the compiler's own host would set it (from the nearest package.json "type" and the extension).
+ */
+export function withModuleFormats(project: Project, options: ts.CompilerOptions): void {
+  const registry = (project as unknown as { _context?: { compilerFactory?: { documentRegistry?: DocumentRegistry } } })._context?.compilerFactory?.documentRegistry;
+  if (!registry) return;
+  const cache = ts.createModuleResolutionCache(ts.sys.getCurrentDirectory(), name => name, options);
+  const host: ts.ModuleResolutionHost = ts.sys;
+  const withFormat = (file: ts.SourceFile): ts.SourceFile => {
+    if (file.impliedNodeFormat === undefined) {
+      const format = ts.getImpliedNodeFormatForFile(file.fileName as ts.Path, cache.getPackageJsonInfoCache(), host, options);
+      if (format !== undefined) file.impliedNodeFormat = format;
+    }
+    return file;
+  };
+  const create = registry.createOrUpdateSourceFile.bind(registry);
+  const acquire = registry.acquireDocument.bind(registry);
+  registry.createOrUpdateSourceFile = (...args) => withFormat(create(...args));
+  registry.acquireDocument = (...args) => withFormat(acquire(...args));
 }
 
 /** The first syntax error of a file, as `line:column message`, or undefined when it parses. */

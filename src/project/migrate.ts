@@ -133,12 +133,6 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
 
   const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : git.root ?? cwd;
   const fallback = sdkTypeFallback(projectDir, tsconfig.options);
-  for (const borrowed of fallback.borrowed) {
-    diagnostics.push({ level: 'info', source: 'verify', code: 'verify/sdk-types-borrowed', file: undefined, line: undefined, message: `${borrowed.specifier} is not installed in the project yet; its types were taken from mrtr-migrate's own copy (${borrowed.version ?? 'unknown version'}) to check the rewrite. Install the new packages after the migration.` });
-  }
-  if (verify && fallback.missing.length > 0 && entries.some(e => mentionsV1Sdk(e.read.text))) {
-    diagnostics.push({ level: 'warning', source: 'verify', code: 'verify/sdk-types-missing', file: undefined, line: undefined, message: `${fallback.missing.join(', ')} cannot be resolved; the type check ignores "cannot find module" errors for them, so code using them is checked loosely.` });
-  }
   const project = createProject({ ...tsconfig.options, paths: { ...tsconfig.options.paths, ...fallback.paths } });
   for (const entry of entries) entry.sourceFile = project.createSourceFile(entry.read.path, entry.read.text, { overwrite: true });
   for (const read of contextFiles) project.createSourceFile(read.path, read.text, { overwrite: true });
@@ -236,16 +230,28 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     }
   }
 
+  // Say which SDK types were borrowed, for the packages the code now imports.
+  const finalTexts = entries.map(e => sourceTextOf(e)).join('\n');
+  for (const borrowed of fallback.borrowed) {
+    if (!finalTexts.includes(`'${borrowed.specifier}'`) && !finalTexts.includes(`"${borrowed.specifier}"`)) continue;
+    diagnostics.push({ level: 'info', source: 'verify', code: 'verify/sdk-types-borrowed', file: undefined, line: undefined, message: `${borrowed.specifier} is not installed in the project yet; its types were taken from mrtr-migrate's own copy (${borrowed.version ?? 'unknown version'}) to check the rewrite. Install the new packages after the migration.` });
+  }
+  const missing = fallback.missing.filter(specifier => finalTexts.includes(`'${specifier}'`) || finalTexts.includes(`"${specifier}"`));
+  if (verify && missing.length > 0) {
+    diagnostics.push({ level: 'warning', source: 'verify', code: 'verify/sdk-types-missing', file: undefined, line: undefined, message: `${missing.join(', ')} cannot be resolved; the type check ignores "cannot find module" errors for them, so code using them is checked loosely.` });
+  }
+
   // The manifest: v1 package out, the v2 packages the code now imports in.
   const manifestUpdates: ManifestUpdate[] = [];
   if (sdkUpgrade) {
     const stop = git.root ?? path.parse(cwd).root;
     const used = new Map<string, Set<string>>();
     const zod = new Set<string>();
+    const byPath = new Map(entries.map(e => [e.read.path, e]));
     for (const [file, text] of allTexts) {
       const owner = ownerManifest(file, stop);
       if (!owner) continue;
-      const entry = entries.find(e => e.read.path === file);
+      const entry = byPath.get(file);
       const finalText = entry?.sourceFile ? entry.sourceFile.getFullText() : text;
       const set = used.get(owner) ?? new Set<string>();
       for (const pkg of v2PackagesIn(finalText)) set.add(pkg);

@@ -1,6 +1,6 @@
 import { sideBySide, type SideBySideRow } from './diff.js';
 import type { RunReport, SiteReport } from './model.js';
-import { handlerText, localsText, siteLocation, verdictText } from './sites.js';
+import { handlerText, localsLabel, localsText, siteLocation, verdictText } from './sites.js';
 import { summarize } from './summary.js';
 
 /**
@@ -67,7 +67,7 @@ function siteHtml(site: SiteReport): string {
 <dt>Call</dt><dd><code>${esc(site.api)}</code> (${esc(site.kind)}, SDK ${esc(site.sdk)})</dd>
 ${site.hint ? `<dt>Why</dt><dd>${esc(site.hint)}</dd>` : ''}
 <dt>Handler</dt><dd>${esc(handlerText(site))}</dd>
-<dt>Locals in the state</dt><dd>${locals.length > 0 ? locals.map(l => `<code>${esc(l)}</code>`).join(', ') : 'none'}</dd>
+<dt>${esc(localsLabel(site.status))}</dt><dd>${locals.length > 0 ? locals.map(l => `<code>${esc(l)}</code>`).join(', ') : 'none'}</dd>
 ${site.notes.map(n => `<dt>Note</dt><dd>${esc(n)}</dd>`).join('')}
 ${site.todo.length > 0 ? `<dt>To do</dt><dd><ul>${site.todo.map(t => `<li>${esc(t)}</li>`).join('')}</ul></dd>` : ''}
 </dl>

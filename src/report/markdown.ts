@@ -1,5 +1,5 @@
 import type { RunReport } from './model.js';
-import { handlerDiff, handlerText, localsText, siteLocation, verdictText } from './sites.js';
+import { handlerDiff, handlerText, localsLabel, localsText, siteLocation, verdictText } from './sites.js';
 import { summarize, type Summary } from './summary.js';
 import { unifiedDiff } from './diff.js';
 
@@ -58,7 +58,7 @@ export function renderMarkdown(report: RunReport): string {
     out.push(`- Handler: ${handlerText(site)}`);
     if (site.controlFlow.length > 0) out.push(`- Around it: ${site.controlFlow.join(', ')}`);
     const locals = localsText(site);
-    out.push(`- Locals moved into the state: ${locals.length > 0 ? locals.map(l => `\`${l}\``).join(', ') : 'none'}`);
+    out.push(`- ${localsLabel(site.status)}: ${locals.length > 0 ? locals.map(l => `\`${l}\``).join(', ') : 'none'}`);
     if (site.sideEffectsBefore.length > 0) out.push(`- Side effects before the question: ${site.sideEffectsBefore.join('; ')}`);
     for (const note of site.notes) out.push(`- Note: ${note}`);
     if (site.todo.length > 0) {

@@ -31,6 +31,11 @@ export function localsText(site: SiteReport): string[] {
   return site.liveLocals.map(l => `${l.name}${l.type ? `: ${l.type}` : ''} (${l.how === 'carry' ? 'carried in requestState' : 'rebuilt on resume'})`);
 }
 
+/** Migrated handlers moved their locals into the state; for the others these are what would have to travel. */
+export function localsLabel(status: SiteReport['status']): string {
+  return status === 'migrated' || status === 'migrated-for-review' ? 'Locals moved into the state' : 'Locals that would travel in the state';
+}
+
 export function siteLocation(site: SiteReport): string {
   return `${site.file}:${site.line}:${site.column}`;
 }

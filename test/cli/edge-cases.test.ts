@@ -1,7 +1,10 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { changedFiles, git, makeProject, read, runCli, snapshot } from './helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { changedFiles, makeProject, read, runCli, snapshot } from './helpers.js';
+
+// Each test spawns the CLI (a type-checking run) one or more times; CI machines are slow and shared.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 
 const oneLine = (text: string) => text.trim().split('\n').length === 1;
 
@@ -125,4 +128,3 @@ describe('options', () => {
   });
 });
 
-void git;

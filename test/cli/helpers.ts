@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,11 @@ const PROJECTS = path.join(REPO, 'test/cli/projects');
 if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` before the CLI tests (npm test does).`);
 
 export interface ProjectOptions {
-  /** Link the repository's node_modules in, like a project whose dependencies are installed. */
-  nodeModules?: boolean;
+  /**
+   * `true`: link the repository's node_modules in, like a project whose dependencies are installed.
+   * `'without-v2'`: everything but the v2 SDK packages, like a v1 project before `npm install`.
+   */
+  nodeModules?: boolean | 'without-v2';
   /** `git init` and commit everything. */
   git?: boolean;
 }
@@ -21,7 +24,15 @@ export interface ProjectOptions {
 export function makeProject(name: string | undefined, options: ProjectOptions = {}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), `mrtr-cli-${name ?? 'empty'}-`));
   if (name) cpSync(path.join(PROJECTS, name), dir, { recursive: true });
-  if (options.nodeModules) symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  if (options.nodeModules === true) symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  if (options.nodeModules === 'without-v2') {
+    const modules = path.join(dir, 'node_modules');
+    mkdirSync(path.join(modules, '@modelcontextprotocol'), { recursive: true });
+    for (const name of readdirSync(path.join(REPO, 'node_modules'))) {
+      if (name !== '@modelcontextprotocol' && name !== '.bin') symlinkSync(path.join(REPO, 'node_modules', name), path.join(modules, name));
+    }
+    symlinkSync(path.join(REPO, 'node_modules/@modelcontextprotocol/sdk'), path.join(modules, '@modelcontextprotocol/sdk'));
+  }
   if (options.git) {
     git(dir, 'init', '-q');
     git(dir, 'add', '-A');
@@ -47,7 +58,7 @@ export function runCli(cwd: string, args: string[], env: NodeJS.ProcessEnv = {})
     cwd,
     encoding: 'utf8',
     env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env },
-    timeout: 110_000,
+    timeout: 280_000,
   });
   if (result.error) throw result.error;
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

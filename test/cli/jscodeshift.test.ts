@@ -1,13 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { makeProject, read, REPO } from './helpers.js';
+
+// Each test spawns the CLI (a type-checking run) one or more times; CI machines are slow and shared.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 
 const TRANSFORM = path.join(REPO, 'dist/transforms/jscodeshift.cjs');
 const JSCODESHIFT = path.join(REPO, 'node_modules/jscodeshift/bin/jscodeshift.js');
 
 function jscodeshift(cwd: string, args: string[]) {
-  const result = spawnSync(process.execPath, [JSCODESHIFT, '-t', TRANSFORM, '--extensions=ts,tsx,mts,cts,js,jsx,mjs,cjs', ...args], { cwd, encoding: 'utf8', timeout: 110_000 });
+  const result = spawnSync(process.execPath, [JSCODESHIFT, '-t', TRANSFORM, '--extensions=ts,tsx,mts,cts,js,jsx,mjs,cjs', ...args], { cwd, encoding: 'utf8', timeout: 280_000 });
   return { code: result.status, out: result.stdout + result.stderr };
 }
 

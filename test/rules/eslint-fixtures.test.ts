@@ -53,3 +53,22 @@ describe('analysis fixtures linted by the real ESLint', () => {
     });
   }
 });
+
+/** The docs say generated code passes the MRTR hygiene rules; the codemod's expected outputs show it. */
+const MRTR_HYGIENE_RULES = new Set([
+  'mrtr-migrate/require-request-state-integrity',
+  'mrtr-migrate/no-unvalidated-input-responses',
+  'mrtr-migrate/no-secrets-in-request-state',
+]);
+const outputs = fg.sync('fixtures/*/output.ts', { cwd: ROOT, absolute: true }).sort();
+
+describe.skipIf(outputs.length === 0)('codemod outputs linted with the strict config', () => {
+  it('break none of the MRTR hygiene rules', async () => {
+    const eslint = await createESLint('eslint', { cwd: ROOT, config: 'strict' });
+    const results = await eslint.lintFiles(outputs);
+    const problems = results.flatMap(result => result.messages
+      .filter(m => m.fatal || (m.ruleId && MRTR_HYGIENE_RULES.has(m.ruleId)))
+      .map(m => `${relative(ROOT, result.filePath)}:${m.line} ${m.ruleId ?? 'fatal'}: ${m.message}`));
+    expect(problems).toEqual([]);
+  });
+});

@@ -47,6 +47,6 @@ export function runPipeline(path: string, text: string, cwd = process.cwd()): Pi
   return {
     text: sourceFile.getFullText(),
     sites,
-    typeErrors: diagnostics.map(d => `${d.getLineNumber() ?? '?'}: ${ts.flattenDiagnosticMessageText(d.getMessageText() as string | ts.DiagnosticMessageChain, '\n')}`),
+    typeErrors: diagnostics.map(d => `${d.getLineNumber() ?? '?'}: ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, '\n')}`),
   };
 }

@@ -40,7 +40,7 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
 
   const block = [
     '',
-    '// mrtr-migrate: requestState of the multi round-trip handlers below (SEP-2322). It is signed, not',
+    '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. It is signed, not',
     '// encrypted: the client can read it, so it must carry no secrets. Every server instance that may receive',
     '// a retry needs the same MCP_REQUEST_STATE_KEY (at least 32 bytes); without it this process signs with a',
     '// random key, which only works while one process serves every round of a call (stdio).',

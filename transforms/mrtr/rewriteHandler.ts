@@ -214,7 +214,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   const inner = bodyIndent + env.unit;
   const nl = env.newline;
   const prologue: string[] = [
-    `// mrtr-migrate: multi round-trip (SEP-2322). State minted for another call is rejected; see ${env.stateTypeName}.`,
+    `// Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`,
     `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn)}, ${bindingArgsExpr(env, plan, fn, paramEdits)});`,
     `const ${stateVar} = ${ctxName}.mcpReq.requestState<${env.stateTypeName}>();`,
     `${env.module.assertState}(${stateVar}, ${callVar});`,

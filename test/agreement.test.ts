@@ -1,0 +1,58 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createESLint, RULE_OF_KIND } from './rules/eslintRunner.js';
+import { runPipeline } from './transforms/pipeline.js';
+
+/**
+ * Lint and codemod agree: on every v2 fixture, the sites real ESLint reports with the plugin
+ * (typed linting) are the sites the codemod finds, with the same verdict and reason.
+ */
+
+const fixtures = resolve(import.meta.dirname, '..', 'fixtures');
+const files = [
+  ...readdirSync(join(fixtures, 'analysis', 'v2')).filter(f => f.endsWith('.ts')).map(f => join(fixtures, 'analysis', 'v2', f)),
+  ...readdirSync(fixtures).filter(d => d.startsWith('v2-') || d.startsWith('refuse-')).map(d => join(fixtures, d, 'input.ts')),
+];
+const KIND_OF_RULE = Object.fromEntries(Object.entries(RULE_OF_KIND).map(([kind, rule]) => [rule, kind]));
+const STATUS_OF_MESSAGE: Record<string, string> = { migratable: 'migrated', migratableForReview: 'migrated-for-review', refused: 'refused' };
+
+interface Finding {
+  line: number;
+  kind: string;
+  status: string;
+  reason: string | undefined;
+}
+
+/** Capability guards are never rewritten: their rule reports where they are, not a verdict. */
+const guardless = (f: Finding): Finding => (f.kind === 'capability-guard' ? { line: f.line, kind: f.kind, status: 'refused', reason: undefined } : f);
+
+const byPosition = (a: Finding, b: Finding) => a.line - b.line || a.kind.localeCompare(b.kind);
+
+describe('lint and codemod agree on every v2 fixture', async () => {
+  const eslint = await createESLint('eslint', { cwd: fixtures, typedRoot: fixtures });
+  const results = await eslint.lintFiles(files);
+
+  it('lints every file', () => {
+    expect(results.map(r => r.filePath).sort()).toEqual([...files].sort());
+    expect(results.flatMap(r => r.messages.filter(m => m.fatal))).toEqual([]);
+  });
+
+  it.each(files.map(f => [f.slice(fixtures.length + 1), f]))('%s', (_name, file) => {
+    const lint: Finding[] = results
+      .find(r => r.filePath === file)!
+      .messages.filter(m => m.ruleId && KIND_OF_RULE[m.ruleId])
+      .map(m => guardless({
+        line: m.line,
+        kind: KIND_OF_RULE[m.ruleId!]!,
+        status: STATUS_OF_MESSAGE[m.messageId!]!,
+        reason: m.messageId === 'refused' ? /cannot rewrite it \(([a-z-]+)\)/.exec(m.message)?.[1] : undefined,
+      }))
+      .sort(byPosition);
+    const codemod: Finding[] = runPipeline(file, readFileSync(file, 'utf8'))
+      .sites.map(s => guardless({ line: s.line, kind: s.kind, status: s.status, reason: s.reason }))
+      .sort(byPosition);
+    expect(codemod.length).toBeGreaterThan(0);
+    expect(lint).toEqual(codemod);
+  });
+});
