@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ts, type SourceFile } from 'ts-morph';
-import { mightContainSites, ProjectIndex } from '../analysis/index.js';
+import { ProjectIndex } from '../analysis/index.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, ServingEntryReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform, type TransformContext } from '../../transforms/index.js';
 import { discoverSources } from './discover.js';
@@ -165,7 +165,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   if (verify) {
     const program = project.getProgram().compilerObject;
     for (const entry of live) {
-      if (!mightContainSites(entry.afterSdkUpgrade) && classify(entry.afterSdkUpgrade, false) !== 'rewrite') continue;
+      if (classify(entry.afterSdkUpgrade, false) !== 'rewrite') continue;
       const compiled = program.getSourceFile(entry.read.path);
       if (compiled) entry.baseline = typeErrorsOf(program, compiled);
     }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +20,22 @@ export interface ProjectOptions {
   git?: boolean;
 }
 
-/** A fresh copy of a fixture project in a temporary folder (or an empty folder for `undefined`). */
+const made: string[] = [];
+process.on('exit', () => {
+  for (const dir of made) {
+    try {
+      chmodSync(dir, 0o755);
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // left for the OS to clean up
+    }
+  }
+});
+
+/** A fresh copy of a fixture project in a temporary folder (or an empty folder for `undefined`), removed when the tests end. */
 export function makeProject(name: string | undefined, options: ProjectOptions = {}): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), `mrtr-cli-${name ?? 'empty'}-`));
+  made.push(dir);
   if (name) cpSync(path.join(PROJECTS, name), dir, { recursive: true });
   if (options.nodeModules === true) symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   if (options.nodeModules === 'without-v2') {
