@@ -45,12 +45,17 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   const live = new Set<LocalDecl>();
   /** The first read of each local after the question: its type there keeps the narrowing from before. */
   const firstRead = new Map<LocalDecl, ts.Identifier>();
+  /** Every reference after the question, per local. */
+  const refsAfter = new Map<LocalDecl, ts.Identifier[]>();
   const markFrom = (node: ts.Node, skip?: ts.Node): void => {
     forEachValueIdentifier(ts, node, id => {
       if (skip && id.pos >= skip.pos && id.end <= skip.end) return;
       const decl = resolveIdentifier(ts, id);
       if (decl && visible.has(decl)) {
         live.add(decl);
+        const refs = refsAfter.get(decl) ?? [];
+        refs.push(id);
+        refsAfter.set(decl, refs);
         const known = firstRead.get(decl);
         if (!isWriteReference(ts, id) && (!known || id.pos < known.pos)) firstRead.set(decl, id);
       }
@@ -71,7 +76,13 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   const answerTarget = answerAssignmentTarget(ts, statement, awaited);
   while (pending.length > 0) {
     const decl = pending.pop()!;
-    const mode = rebuildable(ts, decl, references, awaited.pos, answerTarget) ? 'rebuild' : 'carry';
+    let mode: 'carry' | 'rebuild' = rebuildable(ts, decl, references, awaited.pos, answerTarget) ? 'rebuild' : 'carry';
+    // `const item = CATALOG[sku]` used by identity after the question: look it up again by its key
+    // on resume (what a hand-written MRTR handler does) rather than carry a copy.
+    if (mode === 'carry' && isKeyedLookup(ts, decl, references) &&
+        (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl)) {
+      mode = 'rebuild';
+    }
     how.set(decl, mode);
     if (mode !== 'rebuild') continue;
     forEachValueIdentifier(ts, rebuildSource(ts, decl), id => {
@@ -87,7 +98,15 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   const decls = new Map<LiveLocal, LocalDecl>();
   for (const decl of [...live].sort((a, b) => a.nameNode.pos - b.nameNode.pos)) {
     const mode = how.get(decl)!;
-    const { type, jsonness, typeProblem, typeImports } = describe(input, decl, firstRead.get(decl));
+    const described = describe(input, decl, firstRead.get(decl));
+    const { type, typeProblem, typeImports } = described;
+    let { jsonness } = described;
+    const shared = mode === 'carry' && jsonness.json === 'yes' && (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker))
+      ? sharedOrigin(input, decl)
+      : undefined;
+    if (shared) {
+      jsonness = { json: 'no', why: `it holds objects shared with \`${shared}\` outside the handler, and a JSON copy would lose their identity and any change made through it` };
+    }
     const local: LiveLocal = {
       name: decl.name,
       type,
@@ -193,6 +212,114 @@ function answerAssignmentTarget(ts: TS, statement: ts.Statement, awaited: ts.Exp
   while (ts.isParenthesizedExpression(right)) right = right.expression;
   const left = skipOuter(ts, e.left);
   return right === awaited && ts.isIdentifier(left) ? left : undefined;
+}
+
+/** Methods that return (some of) the receiver's own elements, not copies. */
+const ELEMENT_ACCESSORS = new Set(['filter', 'find', 'findLast', 'slice', 'at', 'get', 'values', 'sort', 'reverse', 'concat', 'flat', 'toSorted', 'toReversed', 'splice', 'pop', 'shift']);
+
+/**
+ * `const matching = notes.filter(...)` with `notes` living outside the handler: the local refers to
+ * the same objects. Carried through requestState it comes back as copies, so `notes.indexOf(note)`
+ * or `note.done = true` after the question would no longer reach the originals. Returns the outside
+ * name, when the local's value (objects, not primitives) is derived from one.
+ */
+function sharedOrigin(input: LiveLocalsInput, decl: LocalDecl, seen = new Set<LocalDecl>()): string | undefined {
+  const { ts, checker, fn } = input;
+  if (seen.has(decl)) return undefined;
+  seen.add(decl);
+  const declaration = decl.declaration;
+  if (!ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
+  if (checker && !holdsObjects(ts, checker, checker.getTypeAtLocation(decl.nameNode))) return undefined;
+  let e: ts.Expression = skipOuter(ts, declaration.initializer);
+  if (ts.isAwaitExpression(e)) e = skipOuter(ts, e.expression);
+  for (;;) {
+    if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
+      e = skipOuter(ts, e.expression);
+    } else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ELEMENT_ACCESSORS.has(e.expression.name.text)) {
+      e = skipOuter(ts, e.expression.expression);
+    } else {
+      break;
+    }
+  }
+  if (!ts.isIdentifier(e)) return undefined;
+  const root = resolveIdentifier(ts, e);
+  if (!root) return undefined;
+  const insideHandler = root.scope === fn || isWithinNode(root.scope, fn);
+  if (!insideHandler) return root.kind === 'import' || root.kind === 'function' || root.kind === 'class' ? undefined : e.text;
+  return root.kind === 'parameter' ? undefined : sharedOrigin(input, root, seen);
+}
+
+/** `CATALOG[sku]`, `users.get(id)`, `config.limits.max`: a never-reassigned local read by key from outside. */
+function isKeyedLookup(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>): boolean {
+  const declaration = decl.declaration;
+  if (decl.kind !== 'const' || !ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name) || !declaration.initializer) return false;
+  if ((references.get(decl)?.writes ?? 0) > 0) return false;
+  let e = skipOuter(ts, declaration.initializer);
+  let steps = 0;
+  for (;;) {
+    if (ts.isPropertyAccessExpression(e)) e = skipOuter(ts, e.expression);
+    else if (ts.isElementAccessExpression(e) && isPureExpression(ts, e.argumentExpression)) e = skipOuter(ts, e.expression);
+    else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'get' &&
+             e.arguments.every(a => isPureExpression(ts, a))) e = skipOuter(ts, e.expression.expression);
+    else break;
+    steps++;
+  }
+  return steps > 0 && ts.isIdentifier(e);
+}
+
+/** Methods that only read their receiver. */
+const READING_METHODS = new Set([
+  'map', 'filter', 'reduce', 'find', 'findIndex', 'some', 'every', 'includes', 'indexOf', 'join', 'slice', 'at', 'keys',
+  'values', 'entries', 'toString', 'trim', 'toLowerCase', 'toUpperCase', 'split', 'startsWith', 'endsWith', 'padStart',
+  'padEnd', 'replace', 'replaceAll', 'substring', 'charAt', 'toFixed', 'localeCompare', 'get', 'has', 'toISOString',
+]);
+
+/**
+ * `note.title`, `${note.title}`, `notes.map(n => n.title)`: uses that read values only, which a copy
+ * answers the same. Anything else (passing the object on, comparing it, writing through it) may
+ * depend on its identity.
+ */
+function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): boolean {
+  let node: ts.Node = id;
+  let accessed = false;
+  while (node.parent && (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) &&
+         (node.parent as ts.PropertyAccessExpression).expression === node) {
+    node = node.parent;
+    accessed = true;
+  }
+  const parent = node.parent;
+  if (!parent) return false;
+  if (ts.isTemplateSpan(parent) || (ts.isCallExpression(parent) && ts.isPropertyAccessExpression(parent.expression) &&
+      parent.expression.getText() === 'JSON.stringify' && parent.arguments[0] === node)) {
+    return true;
+  }
+  if (!accessed) return false;
+  // A method call at the end of the chain: only reading methods.
+  if (ts.isCallExpression(parent) && parent.expression === node) {
+    return ts.isPropertyAccessExpression(node) && READING_METHODS.has(node.name.text);
+  }
+  if (ts.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    return false;
+  }
+  if (ts.isDeleteExpression(parent) || ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent)) return false;
+  // The value read is used further: fine when it is a primitive; objects reached this way are shared too.
+  if (!checker) return false;
+  const type = checker.getTypeAtLocation(node);
+  return !holdsObjects(ts, checker, type);
+}
+
+function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
+  if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
+  if (checker.isArrayType(type) || checker.isTupleType(type)) {
+    return checker.getTypeArguments(type as ts.TypeReference).some(t => holdsObjects(ts, checker, t));
+  }
+  return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+}
+
+function isWithinNode(node: ts.Node, ancestor: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
 }
 
 /** A write in one branch of an `if` cannot reach a question in the other branch. */

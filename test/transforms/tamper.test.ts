@@ -117,3 +117,53 @@ describe('requestState minted by the rewrite', () => {
 async function expectRejected(promise: Promise<unknown>) {
   expect(await promise).toMatchObject({ isError: true, content: [{ type: 'text', text: 'Invalid or expired requestState' }] });
 }
+
+/** A fresh 2026-era client on a fixture's migrated module (automatic fulfilment off). */
+async function connect(path: string) {
+  const mod = (await import(resolve(import.meta.dirname, '../../fixtures', path))) as { createServer(): McpServer };
+  const handler = createMcpHandler(() => mod.createServer());
+  const c = new Client(
+    { name: 'tamper-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await c.connect(new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+  return {
+    client: c,
+    close: async () => {
+      await c.close();
+      await handler.close();
+    },
+  };
+}
+
+describe('other-arguments state on handlers whose errors reach the wire', () => {
+  it('prompts/get: rejected with -32602', async () => {
+    const { client: c, close: done } = await connect('v2-prompt/output.ts');
+    try {
+      const first = (await c.request({ method: 'prompts/get', params: { name: 'release_notes', arguments: { version: '4.0.0' } } }, { allowInputRequired: true })) as { requestState: string };
+      expect(typeof first.requestState).toBe('string');
+      const retry = c.request(
+        { method: 'prompts/get', params: { name: 'release_notes', arguments: { version: '4.0.1' }, requestState: first.requestState, inputResponses: { audience: { action: 'decline' } } } },
+        { allowInputRequired: true },
+      );
+      await expectInvalidParams(retry);
+    } finally {
+      await done();
+    }
+  });
+
+  it('low-level tools/call: rejected with -32602', async () => {
+    const { client: c, close: done } = await connect('v2-low-level-server/output.ts');
+    try {
+      const first = (await c.request({ method: 'tools/call', params: { name: 'rotate_api_key', arguments: { keyId: 'key-ingest' } } }, { allowInputRequired: true })) as { requestState: string };
+      expect(typeof first.requestState).toBe('string');
+      const retry = c.request(
+        { method: 'tools/call', params: { name: 'rotate_api_key', arguments: { keyId: 'key-reports' }, requestState: first.requestState, inputResponses: { answer: { action: 'decline' } } } },
+        { allowInputRequired: true },
+      );
+      await expectInvalidParams(retry);
+    } finally {
+      await done();
+    }
+  });
+});
