@@ -1,6 +1,6 @@
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import ts from 'typescript';
-import { analyzeFile, mightContainSites, type FileAnalysis, type Site } from '../../src/analysis/index.js';
+import { analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
 
 type AnyRuleContext = Readonly<TSESLint.RuleContext<string, readonly unknown[]>>;
 
@@ -9,6 +9,14 @@ type AnyRuleContext = Readonly<TSESLint.RuleContext<string, readonly unknown[]>>
  * SourceCode object for a file, so it is the cache key (and lets the entry go with the file).
  */
 const cache = new WeakMap<object, FileAnalysis | null>();
+
+/** With typed linting, the same cross-file call index the codemod uses, once per program. */
+const indexes = new WeakMap<ts.Program, ProjectIndex>();
+function projectIndex(program: ts.Program): ProjectIndex {
+  let index = indexes.get(program);
+  if (!index) indexes.set(program, (index = new ProjectIndex(ts, program)));
+  return index;
+}
 
 export function getFileAnalysis(context: AnyRuleContext): FileAnalysis | null {
   const sourceCode = context.sourceCode;
@@ -37,7 +45,8 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
   const typedFile = program?.getSourceFile(fileName);
   // Offsets are reported against ESLint's text; a program copy that differs (BOM, stale) cannot be used.
   if (program && typedFile && typedFile.text === text) {
-    return analyzeFile({ ts, sourceFile: typedFile, program });
+    const index = projectIndex(program);
+    return analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn) });
   }
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   return analyzeFile({ ts, sourceFile });

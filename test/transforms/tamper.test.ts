@@ -140,7 +140,7 @@ describe('other-arguments state on handlers whose errors reach the wire', () => 
   it('prompts/get: rejected with -32602', async () => {
     const { client: c, close: done } = await connect('v2-prompt/output.ts');
     try {
-      const first = (await c.request({ method: 'prompts/get', params: { name: 'release_notes', arguments: { version: '4.0.0' } } }, { allowInputRequired: true })) as { requestState: string };
+      const first = (await c.request({ method: 'prompts/get', params: { name: 'release_notes', arguments: { version: '4.0.0' } } }, { allowInputRequired: true })) as unknown as { requestState: string };
       expect(typeof first.requestState).toBe('string');
       const retry = c.request(
         { method: 'prompts/get', params: { name: 'release_notes', arguments: { version: '4.0.1' }, requestState: first.requestState, inputResponses: { audience: { action: 'decline' } } } },
@@ -155,7 +155,7 @@ describe('other-arguments state on handlers whose errors reach the wire', () => 
   it('low-level tools/call: rejected with -32602', async () => {
     const { client: c, close: done } = await connect('v2-low-level-server/output.ts');
     try {
-      const first = (await c.request({ method: 'tools/call', params: { name: 'rotate_api_key', arguments: { keyId: 'key-ingest' } } }, { allowInputRequired: true })) as { requestState: string };
+      const first = (await c.request({ method: 'tools/call', params: { name: 'rotate_api_key', arguments: { keyId: 'key-ingest' } } }, { allowInputRequired: true })) as unknown as { requestState: string };
       expect(typeof first.requestState).toBe('string');
       const retry = c.request(
         { method: 'tools/call', params: { name: 'rotate_api_key', arguments: { keyId: 'key-reports' }, requestState: first.requestState, inputResponses: { answer: { action: 'decline' } } } },
