@@ -85,7 +85,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   }
   edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
 
-  const sites = analysis.sites.map(site => siteReport(ts, sourceFile, site, analysis, cwd));
+  const sites = analysis.sites.map(site => siteReport(sourceFile, site, cwd));
   const alreadyMigrated = analysis.handlers
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
@@ -115,7 +115,7 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
   return edits;
 }
 
-function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, analysis: FileAnalysis, cwd: string): SiteReport {
+function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteReport {
   const handler = site.context.type === 'handler' ? site.context.handler : undefined;
   const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
   const verdict = site.verdict;
@@ -127,8 +127,6 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, analysis: Fil
   } else {
     todo.push(`Migrate by hand: ${verdict.hint}`);
   }
-  void analysis;
-  void ts;
   return {
     id: site.id,
     file: path.relative(cwd, site.file).split(path.sep).join('/'),

@@ -84,7 +84,8 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
 
   // Parameters: the context (added when the handler did not take it), the arguments for the binding.
   const paramEdits: Edit[] = [];
-  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits);
+  const addedParams = new Map<number, string>();
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams);
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
 
@@ -116,7 +117,6 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
       carried, rebuilt, answerType,
     };
   });
-  const byStatement = new Map(questions.map(q => [q.statement, q]));
 
   /**
    * `try { ... ask ... } finally { F }`: returning the ask would run F in the asking round, and
@@ -215,7 +215,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   const nl = env.newline;
   const prologue: string[] = [
     `// Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`,
-    `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn)}, ${bindingArgsExpr(env, plan, fn, paramEdits)});`,
+    `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn)}, ${bindingArgsExpr(env, plan, fn, addedParams)});`,
     `const ${stateVar} = ${ctxName}.mcpReq.requestState<${env.stateTypeName}>();`,
     `${env.module.assertState}(${stateVar}, ${callVar});`,
   ];
@@ -268,7 +268,6 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
         return `{ roots: ${q.answerVar}.roots }`;
     }
   }
-  void byStatement;
 }
 
 function restoreLines(q: Question, stateVar: string): string[] {
@@ -534,7 +533,7 @@ function quoteLike(env: RewriteEnv, value: string): string {
 }
 
 /** The arguments the state is bound to: what the handler receives besides its context. */
-function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, paramEdits: Edit[]): string {
+function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const { ts } = env;
   const h = plan.handler;
   if (h.registration === 'setRequestHandler') {
@@ -545,11 +544,10 @@ function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLike
   const values: string[] = [];
   for (let i = 0; i < h.ctxParamIndex; i++) {
     const parameter = fn.parameters[i];
-    if (!parameter) throw new Error('missing argument parameter');
-    if (ts.isIdentifier(parameter.name)) values.push(parameter.name.text);
+    if (!parameter) values.push(added.get(i)!);
+    else if (ts.isIdentifier(parameter.name)) values.push(parameter.name.text);
     else values.push(`{ ${bindingIdentifiers(ts, parameter.name).map(id => id.text).join(', ')} }`);
   }
-  void paramEdits;
   return values.length === 1 ? values[0]! : `[${values.join(', ')}]`;
 }
 
@@ -557,26 +555,28 @@ function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLike
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
  * name; missing ones are added (`_args`, `ctx`).
  */
-function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[]): string {
+function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
-  const added: string[] = [];
+  const names: string[] = [];
   for (let i = fn.parameters.length; i <= index; i++) {
-    added.push(i === index ? locals.take(preferred) : locals.take(i === 0 ? '_args' : `_arg${i}`));
+    const name = i === index ? locals.take(preferred) : locals.take(i === 0 ? '_args' : `_arg${i}`);
+    names.push(name);
+    added.set(i, name);
   }
   const params = fn.parameters;
   if (params.length === 0) {
     const open = fn.getChildren(env.sourceFile).find(c => c.kind === ts.SyntaxKind.OpenParenToken);
     if (!open) throw new Error('arrow function without parentheses and parameters');
-    edits.push({ start: open.getEnd(), end: open.getEnd(), text: added.join(', ') });
+    edits.push({ start: open.getEnd(), end: open.getEnd(), text: names.join(', ') });
   } else {
     const last = params[params.length - 1]!;
     const hasParens = fn.getChildren(env.sourceFile).some(c => c.kind === ts.SyntaxKind.OpenParenToken);
-    if (hasParens) edits.push({ start: last.getEnd(), end: last.getEnd(), text: `, ${added.join(', ')}` });
-    else edits.push({ start: last.getStart(env.sourceFile), end: last.getEnd(), text: `(${last.getText(env.sourceFile)}, ${added.join(', ')})` });
+    if (hasParens) edits.push({ start: last.getEnd(), end: last.getEnd(), text: `, ${names.join(', ')}` });
+    else edits.push({ start: last.getStart(env.sourceFile), end: last.getEnd(), text: `(${last.getText(env.sourceFile)}, ${names.join(', ')})` });
   }
-  return added[added.length - 1]!;
+  return names[names.length - 1]!;
 }
 
 /** Names free inside one handler: nothing it or its enclosing scopes declare or use. */
