@@ -80,7 +80,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     // `const item = CATALOG[sku]` used by identity after the question: look it up again by its key
     // on resume (what a hand-written MRTR handler does) rather than carry a copy.
     if (mode === 'carry' && isKeyedLookup(ts, decl, references) &&
-        (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl)) {
+        (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl, new Set(), d => live.has(d))) {
       mode = 'rebuild';
     }
     how.set(decl, mode);
@@ -102,7 +102,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     const { type, typeProblem, typeImports } = described;
     let { jsonness } = described;
     const shared = mode === 'carry' && jsonness.json === 'yes' && (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker))
-      ? sharedOrigin(input, decl)
+      ? sharedOrigin(input, decl, new Set(), d => live.has(d) && d !== decl)
       : undefined;
     if (shared) {
       jsonness = { json: 'no', why: `it holds objects shared with \`${shared}\` outside the handler, and a JSON copy would lose their identity and any change made through it` };
@@ -223,7 +223,7 @@ const ELEMENT_ACCESSORS = new Set(['filter', 'find', 'findLast', 'slice', 'at', 
  * or `note.done = true` after the question would no longer reach the originals. Returns the outside
  * name, when the local's value (objects, not primitives) is derived from one.
  */
-function sharedOrigin(input: LiveLocalsInput, decl: LocalDecl, seen = new Set<LocalDecl>()): string | undefined {
+function sharedOrigin(input: LiveLocalsInput, decl: LocalDecl, seen: Set<LocalDecl>, isLive: (d: LocalDecl) => boolean): string | undefined {
   const { ts, checker, fn } = input;
   if (seen.has(decl)) return undefined;
   seen.add(decl);
@@ -246,7 +246,10 @@ function sharedOrigin(input: LiveLocalsInput, decl: LocalDecl, seen = new Set<Lo
   if (!root) return undefined;
   const insideHandler = root.scope === fn || isWithinNode(root.scope, fn);
   if (!insideHandler) return root.kind === 'import' || root.kind === 'function' || root.kind === 'class' ? undefined : e.text;
-  return root.kind === 'parameter' ? undefined : sharedOrigin(input, root, seen);
+  // Parameters come back as new objects each round; another live local would be restored as a
+  // separate copy: either way the identity the code after the question relies on is gone.
+  if (root.kind === 'parameter' || isLive(root)) return e.text;
+  return sharedOrigin(input, root, seen, isLive);
 }
 
 /** `CATALOG[sku]`, `users.get(id)`, `config.limits.max`: a never-reassigned local read by key from outside. */
@@ -309,11 +312,9 @@ function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefi
   return !holdsObjects(ts, checker, type);
 }
 
+/** Arrays and objects: values with an identity a copy does not keep. */
 function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
   if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
-  if (checker.isArrayType(type) || checker.isTupleType(type)) {
-    return checker.getTypeArguments(type as ts.TypeReference).some(t => holdsObjects(ts, checker, t));
-  }
   return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
 }
 
