@@ -16,10 +16,33 @@ export interface ReadFile {
   role: FileRole;
 }
 
+/** Larger sources are generated or vendored, not hand-written servers: listed, never parsed. */
+export const MAX_SOURCE_BYTES = 5 * 1024 * 1024;
+
 export function readSource(path: string, sdkUpgrade: boolean): ReadFile {
-  const raw = readFileSync(path, 'utf8');
+  const raw = decodeSource(readFileSync(path));
   const { text } = splitBom(raw);
   return { path, raw, text, role: classify(text, sdkUpgrade) };
+}
+
+/**
+ * The file's text, refusing what would not survive being written back as UTF-8: a rewrite of a
+ * Latin-1 or UTF-16 file decoded as UTF-8 would replace its characters for good.
+ */
+function decodeSource(bytes: Buffer): string {
+  if (bytes.length > MAX_SOURCE_BYTES) {
+    throw new Error(`it is ${(bytes.length / 1024 / 1024).toFixed(1)} MB, over the ${MAX_SOURCE_BYTES / 1024 / 1024} MB limit for source files`);
+  }
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new Error('it is UTF-16 encoded; convert it to UTF-8 to migrate it');
+  }
+  if (bytes.includes(0)) throw new Error('it contains NUL bytes (a binary file?)');
+  try {
+    // ignoreBOM keeps a BOM in the text, so splitBom sees it and the write puts it back.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Error('it is not valid UTF-8; convert it to UTF-8 to migrate it');
+  }
 }
 
 /** One in-memory project for the run; files are added from the texts read, never from the tsconfig's list. */

@@ -22,6 +22,28 @@ describe('files the run must not break', () => {
     expect(runCli(dir, ['--check']).code).toBe(1);
   });
 
+  it('lists Latin-1, UTF-16 and oversized files with the cause and never writes them; the others still migrate', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const original = readFileSync(path.join(dir, 'src/server.ts'), 'utf8');
+    // The same server in encodings a UTF-8 round trip would damage, and one far too large to be hand-written.
+    const latin1 = Buffer.from(`// r\u00e9sum\u00e9 des outils\n${original}`, 'latin1');
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(original, 'utf16le')]);
+    writeFileSync(path.join(dir, 'src/latin1.ts'), latin1);
+    writeFileSync(path.join(dir, 'src/utf16.ts'), utf16);
+    writeFileSync(path.join(dir, 'src/huge.ts'), `${original}\n// elicitInput\n${'// padding\n'.repeat(600_000)}`);
+    const hugeBefore = readFileSync(path.join(dir, 'src/huge.ts'));
+    const run = runCli(dir, []);
+    expect(run.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'src/latin1.ts')).equals(latin1)).toBe(true);
+    expect(readFileSync(path.join(dir, 'src/utf16.ts')).equals(utf16)).toBe(true);
+    expect(readFileSync(path.join(dir, 'src/huge.ts')).equals(hugeBefore)).toBe(true);
+    const report = read(dir, 'mrtr-migrate-report.md');
+    expect(report).toMatch(/src\/latin1\.ts.*not valid UTF-8/);
+    expect(report).toMatch(/src\/utf16\.ts.*UTF-16/);
+    expect(report).toMatch(/src\/huge\.ts.*MB limit/);
+    expect(read(dir, 'src/server.ts')).toContain('inputRequired');
+  });
+
   it('does not write a read-only file and says so; the run still completes', () => {
     const dir = makeProject('v2-server', { nodeModules: true });
     const file = path.join(dir, 'src/server.ts');
