@@ -31,15 +31,6 @@ function siblingsBefore(ts: TS, statement: ts.Node): ts.Statement[] {
   return list.slice(0, index);
 }
 
-/** The chain of statements from `statement` out to (not including) the function body. */
-export function enclosingStatements(ts: TS, statement: ts.Statement, body: ts.Node): ts.Node[] {
-  const chain: ts.Node[] = [statement];
-  for (let node: ts.Node | undefined = statement.parent; node && node !== body; node = node.parent) {
-    if (ts.isStatement(node) || ts.isCatchClause(node) || ts.isCaseClause(node) || ts.isDefaultClause(node)) chain.push(node);
-  }
-  return chain;
-}
-
 /**
  * Nodes that may run after the question held by `statement`, up to the end of the function body.
  * (The statement itself is not included; callers add the part of it that follows the await.)

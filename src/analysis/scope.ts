@@ -249,11 +249,6 @@ export function forEachValueIdentifier(ts: TS, node: ts.Node, visit: (id: ts.Ide
   walk(node);
 }
 
-/** Whether `inner` lies within `outer` (inclusive). */
-export function contains(outer: ts.Node, inner: ts.Node): boolean {
-  return inner.pos >= outer.pos && inner.end <= outer.end && (inner === outer || inner.getStart() >= outer.getStart());
-}
-
 /** The closest enclosing function-like node of `node` (not `node` itself). */
 export function enclosingFunction(ts: TS, node: ts.Node): ts.FunctionLikeDeclaration | undefined {
   for (let n = node.parent; n; n = n.parent) {

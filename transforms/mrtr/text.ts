@@ -149,21 +149,12 @@ export class NameAllocator {
     visit(sourceFile);
   }
 
-  isTaken(name: string): boolean {
-    return this.taken.has(name);
-  }
-
   /** `preferred`, or `preferred2`, `preferred3`, ... */
   take(preferred: string): string {
     let name = preferred;
     for (let i = 2; this.taken.has(name); i++) name = `${preferred}${i}`;
     this.taken.add(name);
     return name;
-  }
-
-  /** Reserve a name already decided elsewhere. */
-  reserve(name: string): void {
-    this.taken.add(name);
   }
 }
 
