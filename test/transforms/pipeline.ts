@@ -1,12 +1,13 @@
-import { getMigration } from '@modelcontextprotocol/codemod';
-import { Project, ts } from 'ts-morph';
+import { ts, type Project } from 'ts-morph';
 import { ProjectIndex } from '../../src/analysis/index.js';
+import { createProject } from '../../src/project/load.js';
+import { runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
 import type { SiteReport } from '../../src/report/model.js';
 import { TRANSFORMS } from '../../transforms/index.js';
 
 /**
- * The two stages the CLI runs, on an in-memory ts-morph project: the official v1-to-v2 codemod
- * transforms for v1 code, then our transforms. Files keep their real paths so the installed SDK
+ * The two stages the CLI runs, with the CLI's own project setup and SDK stage: the official
+ * v1-to-v2 codemod transforms for v1 code, then our transforms. Files keep their real paths so the installed SDK
  * packages resolve; their text comes from the caller (so a test can run on its own output).
  */
 
@@ -31,11 +32,11 @@ export interface PipelineResult {
 let shared: Project | undefined;
 
 export function runPipeline(path: string, text: string, cwd = process.cwd()): PipelineResult {
-  const project = (shared ??= new Project({ compilerOptions: COMPILER_OPTIONS, skipAddingFilesFromTsConfig: true }));
+  const project = (shared ??= createProject(COMPILER_OPTIONS));
   for (const other of project.getSourceFiles()) if (!other.isDeclarationFile() && !other.isInNodeModules()) project.removeSourceFile(other);
   const sourceFile = project.createSourceFile(path, text, { overwrite: true });
   if (/@modelcontextprotocol\/sdk/.test(text)) {
-    for (const transform of getMigration('v1-to-v2')!.transforms) transform.apply(sourceFile, { projectType: 'server' });
+    runSdkUpgrade(sourceFile, 'server', path);
   }
   const projectIndex = new ProjectIndex(ts as never, project.getProgram().compilerObject as never);
   const sites: SiteReport[] = [];
