@@ -6,6 +6,7 @@ import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
+import { helperCallProblem, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
@@ -34,6 +35,8 @@ export interface QuestionPlan {
   raw: RawSite;
   flow: FlowInfo;
   live: LiveLocalsResult;
+  /** When the handler asks through a helper: the helper call (the statement's await) and the helper's split. */
+  helper?: { call: ts.CallExpression; split: HelperSplit } | undefined;
 }
 
 /** A handler whose sites all migrate, with its questions in source order. */
@@ -49,6 +52,8 @@ export interface FileAnalysis {
   sites: Site[];
   handlers: Handler[];
   plans: HandlerPlan[];
+  /** Asking helpers to split (every caller of each is a rewritten handler or another split helper). */
+  helperSplits: HelperSplit[];
   /** Whether a checker was available (types of locals known). */
   typed: boolean;
 }
@@ -82,31 +87,125 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   for (const raw of raws) {
     if (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') questionCalls.set(raw.call, raw.kind);
   }
+  // A call of a helper that asks is a question for its caller, up the chain to the handlers.
+  const helperOfCall = new Map<ts.CallExpression, ts.FunctionLikeDeclaration>();
+  const pendingHelpers: Array<[ts.FunctionLikeDeclaration, QuestionKind]> = [];
+  for (const raw of raws) {
+    const kind = questionCalls.get(raw.call);
+    const context = contexts.contextOf(raw.node);
+    if (kind && context.type === 'helper') pendingHelpers.push([context.helper, kind]);
+  }
+  for (const seenHelpers = new Set<ts.FunctionLikeDeclaration>(); pendingHelpers.length > 0;) {
+    const [fn, kind] = pendingHelpers.pop()!;
+    if (seenHelpers.has(fn)) continue;
+    seenHelpers.add(fn);
+    for (const call of resolver.callsOf(fn)) {
+      if (call.getSourceFile() !== sourceFile) continue;
+      questionCalls.set(call, kind);
+      helperOfCall.set(call, fn);
+      const context = contexts.contextOf(call);
+      if (context.type === 'helper') pendingHelpers.push([context.helper, kind]);
+    }
+  }
+  // The answer of a push call has its result type; an asking helper's call returns what the helper returns.
   const questionOf = (expr: ts.Expression): QuestionKind | undefined => {
     const e = skipOuter(ts, expr);
     const inner = ts.isAwaitExpression(e) ? skipOuter(ts, e.expression) : e;
-    return questionCalls.get(inner);
+    return helperOfCall.has(inner as ts.CallExpression) ? undefined : questionCalls.get(inner);
   };
+  const isQuestionCall = (node: ts.Node): boolean => questionCalls.has(node);
 
-  const facts: Facts[] = raws.map(raw => {
-    const context = contexts.contextOf(raw.node);
+  /** `reevaluated`: for an asking helper's call, the arguments its result part gets again on resume. */
+  const factsAt = (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]): Facts => {
     const boundary = context.type === 'handler' ? context.handler.fn : context.type === 'helper' ? context.helper : undefined;
-    const flow = boundary ? analyzeFlow(ts, raw.call, boundary) : undefined;
+    const flow = boundary ? analyzeFlow(ts, call, boundary) : undefined;
     let live: LiveLocalsResult | undefined;
     let effects: string[] = [];
     if (boundary && flow?.statement && boundary.body && raw.kind !== 'capability-guard') {
       live = liveLocals({
         ts, checker, fn: boundary, statement: flow.statement, awaited: flow.awaited,
-        paramsResupplied: context.type === 'handler', questionOf,
+        paramsResupplied: context.type === 'handler', questionOf, reevaluated,
       });
-      effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, raw.call, node => questionCalls.has(node), checker);
+      effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, call, isQuestionCall, checker);
     }
     return { raw, context, flow, live, effects, options: optionNames(ts, raw.options) };
+  };
+  const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
+
+  const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall };
+  const chains = new Map<number, HelperChain>();
+  const verdicts = facts.map((f, i) => {
+    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolver, checker);
+    const first = verdictFor(ts, f, facts, resolver, checker, true);
+    if (first.kind === 'refuse') return first;
+    const chain = helperChain(f.context.helper, f.raw.call, { type: 'push', raw: f.raw }, new Set());
+    if (chain.verdict.kind === 'migrate') chains.set(i, chain);
+    return chain.verdict;
   });
 
-  const sites = facts.map(f => toSite(ts, sourceFile, f, verdictFor(ts, f, facts, resolver, checker)));
-  const plans = blockSiblings(ts, sites, facts, resolver);
-  return { fileName: sourceFile.fileName, sites, handlers, plans, typed: checker !== undefined };
+  /** Whether the helper `fn` can be split around `call`, and every caller up to the handlers rewritten. */
+  function helperChain(fn: ts.FunctionLikeDeclaration, call: ts.CallExpression | ts.NewExpression, question: HelperQuestion, seen: Set<ts.FunctionLikeDeclaration>): HelperChain {
+    const refused = (reason: RefusalReason, hint: string): HelperChain => ({ verdict: refuse(reason, hint), splits: [], handlerQuestions: [] });
+    const split = splitHelper(helperCx, fn, call, question);
+    if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
+    if (seen.has(fn)) return refused('unsupported-construct', `helper ${split.name}() is recursive.`);
+    const calls = resolver.callsOf(fn);
+    const other = otherHelperReference(ts, fn, calls);
+    if (other) return refused('unsupported-construct', `helper ${split.name}() is also used as a value (line ${lineOf(other)}), which would break when it is split into a request part and a result part.`);
+    const result: HelperChain = { verdict: { kind: 'migrate', review: split.effects.length > 0, notes: [] }, splits: [split], handlerQuestions: [] };
+    if (split.effects.length > 0) {
+      result.verdict = { kind: 'migrate', review: true, notes: [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`] };
+    }
+    for (const caller of calls) {
+      const where = `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}`;
+      if (caller.getSourceFile() !== sourceFile) {
+        return refused('unsupported-construct', `helper ${split.name}() is also called from ${where}; helpers are split only when every caller is in the same file.`);
+      }
+      const problem = helperCallProblem(ts, caller, split.name);
+      if (problem) return refused('unsupported-construct', `${problem} (line ${lineOf(caller)}).`);
+      const context = contexts.contextOf(caller);
+      let verdict: Verdict;
+      if (context.type === 'no-request') {
+        const reason: RefusalReason = context.why === 'detached-task' ? 'detached-task' : context.why === 'fire-and-forget' ? 'fire-and-forget' : context.why === 'other-method' ? 'handler-kind' : 'no-live-request';
+        return refused(reason, `helper ${split.name}() is also called at line ${lineOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
+      } else if (context.type === 'handler') {
+        const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
+        const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
+        verdict = verdictFor(ts, callerFacts, facts, resolver, checker);
+        if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
+      } else {
+        const up = helperChain(context.helper, caller, { type: 'helper', call: caller, split }, new Set(seen).add(fn));
+        verdict = up.verdict;
+        if (verdict.kind === 'migrate') {
+          result.splits.push(...up.splits);
+          result.handlerQuestions.push(...up.handlerQuestions);
+        }
+      }
+      if (verdict.kind === 'refuse') {
+        const by = context.type === 'handler' ? describeHandlers([context.handler]) : `helper ${context.helperName}()`;
+        return refused(verdict.reason, `where ${by} calls ${split.name}() (line ${lineOf(caller)}): ${verdict.hint}`);
+      }
+      const prior = result.verdict as Extract<Verdict, { kind: 'migrate' }>;
+      result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
+    }
+    return result;
+  }
+
+  const sites = facts.map((f, i) => toSite(ts, sourceFile, f, verdicts[i]!));
+  const plans = blockSiblings(ts, sites, facts, resolver, chains);
+  const helperSplits = [...new Set([...chains.entries()].filter(([i]) => sites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
+  return { fileName: sourceFile.fileName, sites, handlers, plans, helperSplits, typed: checker !== undefined };
+}
+
+/** An asking helper's split and the handler calls that ask through it, when the whole chain migrates. */
+interface HelperChain {
+  verdict: Verdict;
+  splits: HelperSplit[];
+  handlerQuestions: Array<{ call: ts.CallExpression; split: HelperSplit; facts: Facts }>;
+}
+
+function lineOf(node: ts.Node): number {
+  return node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
 }
 
 function toSite(ts: TS, sourceFile: ts.SourceFile, f: Facts, verdict: Verdict): Site {
@@ -159,7 +258,7 @@ const API_LABEL: Record<SiteApi, string> = {
 };
 
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
-function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined): Verdict {
+function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
   const label = API_LABEL[raw.api];
 
@@ -194,12 +293,12 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
   }
-  if (context.type === 'helper') {
-    return refuse('unsupported-construct', `asked inside helper ${context.helperName}() (reached from ${describeHandlers(context.handlers)}); rewriting helpers is not supported yet.`);
-  }
   if (raw.kind === 'url-elicitation') {
     return refuse('unsupported-construct', 'URL-mode elicitation is not rewritten yet; return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand.');
   }
+  // In a helper, the split (helpers.ts) and the calling handlers decide the rest.
+  if (inHelper) return questionCallProblem(ts, f, checker) ?? { kind: 'migrate', review: false, notes: [] };
+  if (context.type === 'helper') return refuse('unsupported-construct', `asked inside helper ${context.helperName}().`);
   if (!flow) return refuse('unsupported-construct', 'the question is not inside a function.');
   if (flow.tags.includes('loop')) {
     return refuse('loop', 'the question is asked inside a loop; each iteration would need its own round. Collect what the loop needs first, or ask once for all items.');
@@ -215,15 +314,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   const handler = context.handler;
   const shapeProblem = handlerShapeProblem(ts, handler, flow);
   if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
-  if (raw.api === 'extra.sendRequest' || raw.api === 'ctx.mcpReq.send' || raw.api === 'server.request') {
-    if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params; write it inline.');
-  }
-  if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params, checker)) {
-    return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
-  }
-  if (f.options.length > 0) {
-    return refuse('unsupported-construct', `call options (${f.options.join(', ')}) are not carried over yet; MRTR rounds have no per-question timeout or signal.`);
-  }
+  const callProblem = questionCallProblem(ts, f, checker);
+  if (callProblem) return callProblem;
   // The guard may sit in a helper the handler calls (`if (!canSample()) ...`): same problem.
   if (all.some(other => other.raw.kind === 'capability-guard' &&
       ((other.context.type === 'handler' && other.context.handler === handler) ||
@@ -250,6 +342,21 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   const notes: string[] = [];
   if (f.effects.length > 0) notes.push(`side effects before the question run in the asking round; if the client never retries, the code after it never runs (${f.effects.join('; ')})`);
   return { kind: 'migrate', review: f.effects.length > 0, notes };
+}
+
+/** What the push call itself must be for the rewrite to rebuild it as an inputRequired() request. */
+function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefined): Verdict | undefined {
+  const raw = f.raw;
+  if (raw.api === 'extra.sendRequest' || raw.api === 'ctx.mcpReq.send' || raw.api === 'server.request') {
+    if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params; write it inline.');
+  }
+  if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params, checker)) {
+    return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
+  }
+  if (f.options.length > 0) {
+    return refuse('unsupported-construct', `call options (${f.options.join(', ')}) are not carried over yet; MRTR rounds have no per-question timeout or signal.`);
+  }
+  return undefined;
 }
 
 /** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */
@@ -350,42 +457,63 @@ function elicitationIsForm(ts: TS, params: ts.Expression | undefined, checker: t
   return members.every(t => (t.isStringLiteral() && t.value === 'form') || (t.flags & ts.TypeFlags.Undefined) !== 0);
 }
 
-/** Never half-rewrite a handler: one refused question blocks the others; then collect the plans. */
-function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResolver): HandlerPlan[] {
+/**
+ * Never half-rewrite a handler: one refused question blocks the others. A split helper serves every
+ * handler that calls it, so a handler that stays as it is keeps the helper, and the helper keeps its
+ * other callers from being rewritten (repeated until nothing changes). Then collect the plans.
+ */
+function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResolver, chains: Map<number, HelperChain>): HandlerPlan[] {
   const byHandler = new Map<Handler, number[]>();
+  const reached = new Map<Handler, number[]>();
+  const add = (map: Map<Handler, number[]>, handler: Handler, i: number): void => {
+    const list = map.get(handler) ?? [];
+    if (!list.includes(i)) list.push(i);
+    map.set(handler, list);
+  };
   sites.forEach((site, i) => {
-    if (site.context.type !== 'handler') return;
-    const list = byHandler.get(site.context.handler) ?? [];
-    list.push(i);
-    byHandler.set(site.context.handler, list);
+    if (site.context.type === 'handler') add(byHandler, site.context.handler, i);
+    // A question in a helper the handler calls is part of the handler too.
+    if (site.context.type === 'helper') for (const handler of site.context.handlers) add(reached, handler, i);
   });
-  // A question in a helper the handler calls is part of the handler too (helper sites are always refused).
-  const helperBlockers = new Map<Handler, Site>();
-  for (const site of sites) {
-    if (site.context.type !== 'helper' || site.verdict.kind !== 'refuse') continue;
-    for (const handler of site.context.handlers) if (!helperBlockers.has(handler)) helperBlockers.set(handler, site);
-  }
-  const plans: HandlerPlan[] = [];
-  for (const [handler, indices] of byHandler) {
-    const refused = indices.find(i => sites[i]!.verdict.kind === 'refuse');
-    const viaHelper = refused === undefined ? helperBlockers.get(handler) : undefined;
-    if (refused !== undefined || viaHelper) {
-      const blocker = viaHelper ?? sites[refused!]!;
-      const where = viaHelper && viaHelper.context.type === 'helper'
-        ? `a site in ${viaHelper.context.helperName}(), which this handler calls (line ${blocker.line}),`
+  const blockedBy = new Map<Handler, Site>();
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const handler of new Set([...byHandler.keys(), ...reached.keys()])) {
+      if (blockedBy.has(handler)) continue;
+      const own = byHandler.get(handler) ?? [];
+      const viaHelpers = reached.get(handler) ?? [];
+      const blocker = [...own, ...viaHelpers].map(i => sites[i]!).find(site => site.verdict.kind === 'refuse');
+      if (!blocker) continue;
+      blockedBy.set(handler, blocker);
+      changed = true;
+      const where = blocker.context.type === 'helper'
+        ? `a site in ${blocker.context.helperName}(), which this handler calls (line ${blocker.line}),`
         : `another site in the same handler (line ${blocker.line})`;
-      for (const i of indices) {
+      const reason = (blocker.verdict as { reason: string }).reason;
+      for (const i of own) {
         if (sites[i]!.verdict.kind === 'migrate') {
-          sites[i]!.verdict = refuse('blocked-by-sibling',
-            `${where} is refused (${(blocker.verdict as { reason: string }).reason}); a handler is rewritten whole or not at all.`);
+          sites[i]!.verdict = refuse('blocked-by-sibling', `${where} is refused (${reason}); a handler is rewritten whole or not at all.`);
         }
       }
-      continue;
+      for (const i of viaHelpers) {
+        const site = sites[i]!;
+        if (site.verdict.kind !== 'migrate' || site.context.type !== 'helper') continue;
+        site.verdict = refuse('blocked-by-sibling',
+          `${describeHandlers([handler])} calls ${site.context.helperName}() but is not rewritten: its site at line ${blocker.line} is refused (${reason}); the helper stays whole for it.`);
+      }
     }
-    const questions = indices
+  }
+
+  const plans: HandlerPlan[] = [];
+  for (const handler of new Set([...byHandler.keys(), ...reached.keys()])) {
+    if (blockedBy.has(handler)) continue;
+    const direct = (byHandler.get(handler) ?? [])
       .filter(i => sites[i]!.kind === 'elicitation' || sites[i]!.kind === 'sampling' || sites[i]!.kind === 'roots')
-      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }))
-      .sort((a, b) => a.site.start - b.site.start);
+      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }));
+    const viaHelpers = (reached.get(handler) ?? []).flatMap(i => (chains.get(i)?.handlerQuestions ?? [])
+      .filter(q => q.facts.context.type === 'handler' && q.facts.context.handler === handler)
+      .map(q => ({ site: sites[i]!, raw: q.facts.raw, flow: q.facts.flow!, live: q.facts.live!, helper: { call: q.call, split: q.split } })));
+    const questions = [...direct, ...viaHelpers].sort((a, b) => a.flow.awaited.getStart() - b.flow.awaited.getStart());
     if (questions.length === 0) continue;
     plans.push({ handler, questions, constructions: serverConstructions(ts, handler.receiver, resolver) });
   }

@@ -22,6 +22,8 @@ export interface LiveLocalsInput {
   paramsResupplied: boolean;
   /** The question kind of an `await` of a question in this function, if `expr` is one. */
   questionOf: (expr: ts.Expression) => QuestionKind | undefined;
+  /** Parts of the question evaluated again on resume (the arguments of an asking helper's call). */
+  reevaluated?: readonly ts.Node[];
 }
 
 export interface LiveLocalsResult {
@@ -63,6 +65,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   };
   for (const node of codeAfter(ts, statement, body)) markFrom(node);
   markFrom(statement, awaited);
+  for (const node of input.reevaluated ?? []) markFrom(node);
 
   // Parameters come back with every retry unless the handler reassigns them.
   for (const decl of [...live]) {

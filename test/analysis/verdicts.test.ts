@@ -39,7 +39,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(typed)).toEqual(['6 refuse:handler-kind']);
   });
 
-  it('fire-and-forget and parallel come before "in a helper"; helpers before URL mode; URL mode before loops', () => {
+  it('fire-and-forget and parallel come before the helper split; URL mode before loops', () => {
     const { typed } = analyzeBoth([
       ...V2,
       "import type { ServerContext } from '@modelcontextprotocol/server';",
@@ -57,7 +57,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(typed)).toEqual([
       '6 refuse:fire-and-forget', '7 refuse:parallel', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
     ]);
-    expect(hint(typed.sites[3]!)).toMatch(/inside helper helper\(\)/);
+    expect(hint(typed.sites[3]!)).toMatch(/URL-mode/);
     expect(hint(typed.sites[4]!)).toMatch(/URL-mode elicitation/);
   });
 

@@ -6,7 +6,9 @@ import type { TS } from '../../src/analysis/types.js';
 import type { SiteReport } from '../../src/report/model.js';
 import type { Transform, TransformContext, TransformResult } from '../types.js';
 import { moduleSupportEdits } from './moduleSupport.js';
-import { rewriteHandler, type HandlerRewrite, type ModuleNames } from './rewriteHandler.js';
+import { rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
+import { splitHelperEdit } from './splitHelper.js';
+import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
 
 /**
@@ -63,10 +65,18 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       stateUnion: names.take('RequestState'),
       keyLoader: names.take('requestStateKey'),
     };
+    const helperNames = new Map<HelperSplit, HelperPartNames>();
+    for (const split of analysis.helperSplits) helperNames.set(split, { request: names.take(`${split.name}Request`), result: names.take(`${split.name}Result`) });
+    const helperTypes = new Set<string>();
+    for (const split of analysis.helperSplits) {
+      const { edit, sdkTypes } = splitHelperEdit({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, checker, helperNames }, split);
+      edits.push(edit);
+      for (const t of sdkTypes) helperTypes.add(t);
+    }
     const constructions = new Set<ts.NewExpression>();
     for (const plan of analysis.plans) {
       const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
-      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker }, plan);
+      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker, helperNames }, plan);
       rewrites.set(plan, rewrite);
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);
@@ -79,7 +89,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
       usesElicitResultOf: all.some(r => r.usesElicitResultOf),
       sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
-      sdkTypes: new Set(all.flatMap(r => [...r.sdkTypes])),
+      sdkTypes: new Set([...all.flatMap(r => [...r.sdkTypes]), ...helperTypes]),
       constructions: [...constructions],
     }));
   }

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import type { TS } from '../../src/analysis/types.js';
 import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
+import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
@@ -40,6 +41,13 @@ export interface RewriteEnv {
   /** Type name for this handler's phase union, already unique in the file. */
   stateTypeName: string;
   checker: ts.TypeChecker | undefined;
+  /** Names of the split parts of each asking helper (see splitHelper.ts). */
+  helperNames: ReadonlyMap<HelperSplit, HelperPartNames>;
+}
+
+export interface HelperPartNames {
+  request: string;
+  result: string;
 }
 
 export interface QuestionOutput {
@@ -78,6 +86,8 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   const fn = plan.handler.fn;
   const body = fn.body as ts.Block;
   const locals = new LocalNames(ts, fn);
+  // The split helpers' parts are module names the handler calls: never shadow them.
+  for (const names of env.helperNames.values()) locals.reserve(names.request, names.result);
   const sdkValues = new Set<string>(['inputRequired', 'inputResponse']);
   const sdkTypes = new Set<string>(['InputRequest']);
   let usesElicitResultOf = false;
@@ -112,7 +122,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     const rebuilt = q.live.locals.filter(l => l.how === 'rebuild').map(l => l.declaration);
     return {
       plan: q, step, statement, dropEnd,
-      requestVar: locals.take(`${step}Request`),
+      requestVar: locals.take(locals.has(`${step}Request`) ? `${step}InputRequest` : `${step}Request`),
       answerVar: locals.take(`${step}Response`),
       carried, rebuilt, answerType,
     };
@@ -259,6 +269,13 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   };
 
   function rebuildExpr(q: Question): string {
+    const answer = answerExpr(q);
+    const helper = q.plan.helper;
+    if (!helper || helper.split.identity) return answer;
+    return helperPartCall(env, helper.split, helper.call, 'result', helper.split.readsAnswer ? answer : undefined);
+  }
+
+  function answerExpr(q: Question): string {
     switch (q.plan.site.kind) {
       case 'elicitation':
         return `${env.module.elicitResultOf}(${q.answerVar})`;
@@ -291,7 +308,7 @@ function mentions(text: string, name: string): boolean {
 }
 
 /** Re-emits a side-effect-free declaration (function, class, or `const f = () => ...`). */
-function rebuiltDeclaration(env: RewriteEnv, node: ts.Node, indent: string): string {
+export function rebuiltDeclaration(env: RewriteEnv, node: ts.Node, indent: string): string {
   const { ts } = env;
   const start = node.getStart(env.sourceFile);
   const own = splice(env.text, start, node.getEnd(), [], env.literals);
@@ -337,7 +354,9 @@ function continuation(
   const statement = q.statement;
   const form = q.plan.flow.form;
   let parts: Piece[] = [];
-  if (form !== 'discard') {
+  // `await helper();`: the helper's result part may still have work to do after the answer.
+  const helperWork = q.plan.helper !== undefined && !q.plan.helper.split.identity;
+  if (form !== 'discard' || helperWork) {
     const sStart = statement.getStart(sourceFile);
     const awaited = q.plan.flow.awaited;
     const own = splice(text, sStart, statement.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr }], env.literals);
@@ -456,6 +475,8 @@ function isFunctionLikeNode(ts: TS, node: ts.Node): boolean {
 
 /** The inputRequired builder for a question, around the original call's request parameters. */
 function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params: Protected; suffix: string } {
+  const helper = q.plan.helper;
+  if (helper) return { prefix: helperPartCall(env, helper.split, helper.call, 'request'), params: { text: '', protect: [] }, suffix: '' };
   const raw = q.plan.raw;
   const none: Protected = { text: '', protect: [] };
   if (raw.kind === 'roots') return { prefix: 'inputRequired.listRoots(', params: none, suffix: ')' };
@@ -467,8 +488,24 @@ function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params:
   return { prefix: raw.kind === 'sampling' ? 'inputRequired.createMessage(' : 'inputRequired.elicit(', params, suffix: ')' };
 }
 
+/**
+ * `confirmRequest(message)` / `await this.confirmResult(answer, message)`: a call of an asking
+ * helper's split part, with the original call's arguments for the parameters that part keeps.
+ */
+export function helperPartCall(env: RewriteEnv, split: HelperSplit, call: ts.CallExpression, part: 'request' | 'result', answer?: string): string {
+  const { ts } = env;
+  const callee = skipOuter(ts, call.expression);
+  const name = env.helperNames.get(split)![part];
+  const target = ts.isPropertyAccessExpression(callee) ? `${callee.expression.getText(env.sourceFile)}.${name}` : name;
+  const indices = part === 'request' ? split.requestParams : split.resultParams;
+  const args = indices.map(i => (call.arguments[i] ? call.arguments[i]!.getText(env.sourceFile) : 'undefined'));
+  if (answer !== undefined) args.unshift(answer);
+  const async = part === 'request' ? split.requestAsync : split.resultAsync;
+  return `${async ? 'await ' : ''}${target}(${args.join(', ')})`;
+}
+
 /** The type a question's answer had as the push call's result. */
-function answerTypeOf(ts: TS, q: QuestionPlan): string {
+export function answerTypeOf(ts: TS, q: Pick<QuestionPlan, 'site' | 'raw'>): string {
   switch (q.site.kind) {
     case 'elicitation':
       return 'ElicitResult';
@@ -498,7 +535,7 @@ function preferredStep(ts: TS, q: QuestionPlan): string {
     const e = skipOuter(ts, statement.expression);
     if (ts.isBinaryExpression(e) && ts.isIdentifier(skipOuter(ts, e.left))) return camelCase((skipOuter(ts, e.left) as ts.Identifier).text);
   }
-  return q.site.kind;
+  return q.helper ? camelCase(q.helper.split.name) : q.site.kind;
 }
 
 function uniqueStep(preferred: string, used: Set<string>): string {
@@ -599,5 +636,13 @@ class LocalNames {
     for (let i = 2; this.taken.has(name); i++) name = `${preferred}${i}`;
     this.taken.add(name);
     return name;
+  }
+
+  has(name: string): boolean {
+    return this.taken.has(name);
+  }
+
+  reserve(...names: string[]): void {
+    for (const name of names) this.taken.add(name);
   }
 }
