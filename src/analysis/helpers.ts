@@ -3,7 +3,7 @@ import type { RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, isPureExpression, type AnswerForm } from './flow.js';
 import { liveLocals } from './locals.js';
-import { forEachValueIdentifier, isFunctionLike, resolveIdentifier } from './scope.js';
+import { forEachValueIdentifier, isFunctionLike, isValueReference, resolveIdentifier } from './scope.js';
 import { functionNameNode, skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
 
@@ -225,7 +225,7 @@ export function otherHelperReference(ts: TS, fn: ts.FunctionLikeDeclaration, cal
     if (found) return;
     if (isMethod && ts.isPropertyAccessExpression(node) && node.name.text === nameNode.text && !callees.has(node)) found = node;
     if (!isMethod && ts.isIdentifier(node) && node !== nameNode && node.text === nameNode.text && !callees.has(node) &&
-        resolveIdentifier(ts, node)?.nameNode === nameNode) {
+        isValueReference(ts, node) && resolveIdentifier(ts, node)?.nameNode === nameNode) {
       found = node;
     }
     node.forEachChild(visit);
