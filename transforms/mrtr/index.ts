@@ -127,6 +127,7 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
 
 function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteReport {
   const handler = site.context.type === 'handler' ? site.context.handler : undefined;
+  const diffed = handler?.fn ?? (site.context.type === 'helper' ? site.context.helper : undefined);
   const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
   const verdict = site.verdict;
   const todo: string[] = [];
@@ -156,7 +157,8 @@ function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteRep
     sideEffectsBefore: site.sideEffectsBefore,
     callOptions: site.callOptions,
     todo,
-    handlerLines: handler ? { start: lineOf(handler.fn.getStart(sourceFile)), end: lineOf(handler.fn.getEnd()) } : undefined,
+    // For a question in a helper, the diff shows the helper (split into its request and result parts).
+    handlerLines: diffed ? { start: lineOf(diffed.getStart(sourceFile)), end: lineOf(diffed.getEnd()) } : undefined,
   };
 }
 
