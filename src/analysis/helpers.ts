@@ -159,6 +159,7 @@ function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string
   if (!file.statements.some(s => ts.isImportDeclaration(s))) return `helper ${name}() is in a CommonJS module; the rewrite adds ES imports`;
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword) || fn.asteriskToken) return `helper ${name}() is not an async function`;
   if (!fn.body || !ts.isBlock(fn.body)) return `helper ${name}() has an expression body; give it a block body`;
+  if (ts.canHaveDecorators(fn) && ts.getDecorators(fn)?.length) return `helper ${name}() is decorated; the split parts would not carry its decorators`;
   if (fn.typeParameters?.length) return `helper ${name}() is generic; the split parts would need its type parameters`;
   if (fn.parameters.some(p => p.dotDotDotToken || !ts.isIdentifier(p.name))) return `helper ${name}() has rest or destructured parameters; name them`;
   if (!helperDeclaration(ts, fn)) {
