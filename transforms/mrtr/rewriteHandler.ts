@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import type { TS } from '../../src/analysis/types.js';
+import type { Site, TS } from '../../src/analysis/types.js';
 import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
@@ -26,6 +26,8 @@ export interface ModuleNames {
   callDigest: string;
   assertState: string;
   elicitResultOf: string;
+  /** `(ctx, server) => ClientCapabilities | undefined`: the request's capabilities (see moduleSupport). */
+  capabilitiesOf: string;
 }
 
 export interface RewriteEnv {
@@ -40,6 +42,8 @@ export interface RewriteEnv {
   /** Type name for this handler's phase union, already unique in the file. */
   stateTypeName: string;
   checker: ts.TypeChecker | undefined;
+  /** The handler's capability reads rewritten to per-request reads: applied to every copy of its code. */
+  guards?: Edit[];
 }
 
 export interface QuestionOutput {
@@ -86,6 +90,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
   const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams);
+  env = { ...env, guards: plan.guards.map(site => guardEdit(env, site, ctxName)) };
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
 
@@ -201,6 +206,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
       const guarded = guardedFinally(env, t, flag, indent);
       edits.push({ start: t.finallyBlock!.getStart(env.sourceFile), end: t.finallyBlock!.getEnd(), text: guarded.text, protect: guarded.protect });
     }
+    edits.push(...guardsIn(env, start, end, edits).map(e => ({ ...e, protect: [] })));
     return edits;
   };
 
@@ -268,6 +274,23 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
         return `{ roots: ${q.answerVar}.roots }`;
     }
   }
+}
+
+/**
+ * `server.server.getClientCapabilities()` → `clientCapabilitiesOf(ctx, server.server)`: the
+ * capabilities of the request being handled, so a guard decides per request on 2026-07-28.
+ */
+export function guardEdit(env: Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'module'>, site: Site, ctxName: string): Edit {
+  const { ts } = env;
+  const call = site.node as ts.CallExpression;
+  const callee = skipOuter(ts, call.expression) as ts.PropertyAccessExpression;
+  const receiver = env.text.slice(callee.expression.getStart(env.sourceFile), callee.expression.getEnd());
+  return { start: call.getStart(env.sourceFile), end: call.getEnd(), text: `${env.module.capabilitiesOf}(${ctxName}, ${receiver})` };
+}
+
+/** The handler's guard edits inside [start, end) that no other edit already covers. */
+function guardsIn(env: RewriteEnv, start: number, end: number, others: Edit[] = []): Edit[] {
+  return (env.guards ?? []).filter(g => g.start >= start && g.end <= end && !others.some(o => g.start < o.end && g.end > o.start));
 }
 
 function restoreLines(q: Question, stateVar: string): string[] {
@@ -340,7 +363,8 @@ function continuation(
   if (form !== 'discard') {
     const sStart = statement.getStart(sourceFile);
     const awaited = q.plan.flow.awaited;
-    const own = splice(text, sStart, statement.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr }], env.literals);
+    const answer = { start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr };
+    const own = splice(text, sStart, statement.getEnd(), [answer, ...guardsIn(env, sStart, statement.getEnd(), [answer])], env.literals);
     parts.push(target => reindent(own, indentAt(text, sStart), target));
   }
   const list = statementList(ts, statement);
@@ -361,11 +385,11 @@ function continuation(
         const innerText = nest(inner, target);
         const flag = tryStatement.finallyBlock && flagOf(tryStatement);
         if (!flag || !innerText.includes(`${flag} = true;`)) {
-          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), [], env.literals), tryIndent, target)}`;
+          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), guardsIn(env, tailStart, tryStatement.getEnd()), env.literals), tryIndent, target)}`;
         }
         // A later question inside the same try asks again: guard its finally as in the first round.
         const catchText = tryStatement.catchClause
-          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), [], env.literals), tryIndent, target)
+          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), guardsIn(env, tailStart, tryStatement.catchClause.getEnd()), env.literals), tryIndent, target)
           : '';
         const guarded = guardedFinally(env, tryStatement, flag, target).text;
         return `let ${flag} = false;${nl}${target}try {${nl}${target}${env.unit}${innerText}${nl}${target}}${catchText} finally ${guarded}`;
@@ -409,7 +433,8 @@ function guardedFinally(env: RewriteEnv, t: ts.TryStatement, flag: string, inden
   const head = `{${nl}${indent}${env.unit}if (!${flag}) {`;
   if (statements.length === 0) return { text: `${head}${nl}${indent}${env.unit}}${nl}${indent}}`, protect: [] };
   const start = statements[0]!.getStart(env.sourceFile);
-  const inner = reindentProtected(splice(env.text, start, statements[statements.length - 1]!.getEnd(), [], env.literals), indentAt(env.text, start), indent + env.unit + env.unit);
+  const end = statements[statements.length - 1]!.getEnd();
+  const inner = reindentProtected(splice(env.text, start, end, guardsIn(env, start, end), env.literals), indentAt(env.text, start), indent + env.unit + env.unit);
   const prefix = `${head}${nl}${indent}${env.unit}${env.unit}`;
   return {
     text: `${prefix}${inner.text}${nl}${indent}${env.unit}}${nl}${indent}}`,
@@ -462,7 +487,7 @@ function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params:
   // Written where the question's statement was: re-indent from the line the parameters started on.
   const start = raw.params?.getStart(env.sourceFile);
   const params: Protected = raw.params && start !== undefined
-    ? reindentProtected(splice(env.text, start, raw.params.getEnd(), [], env.literals), indentAt(env.text, start), indentAt(env.text, q.statement.getStart(env.sourceFile)))
+    ? reindentProtected(splice(env.text, start, raw.params.getEnd(), guardsIn(env, start, raw.params.getEnd()), env.literals), indentAt(env.text, start), indentAt(env.text, q.statement.getStart(env.sourceFile)))
     : { text: '{}', protect: [] };
   return { prefix: raw.kind === 'sampling' ? 'inputRequired.createMessage(' : 'inputRequired.elicit(', params, suffix: ')' };
 }
@@ -555,7 +580,7 @@ function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLike
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
  * name; missing ones are added (`_args`, `ctx`).
  */
-function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
+export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
@@ -580,7 +605,7 @@ function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index:
 }
 
 /** Names free inside one handler: nothing it or its enclosing scopes declare or use. */
-class LocalNames {
+export class LocalNames {
   private readonly taken = new Set<string>();
 
   constructor(ts: TS, fn: ts.FunctionLikeDeclaration) {
