@@ -146,7 +146,9 @@ function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteRep
   const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
   const verdict = site.verdict;
   const todo: string[] = [];
-  if (verdict.kind === 'migrate') {
+  if (verdict.kind === 'migrate' && site.kind === 'capability-guard') {
+    todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); the guard now reads each request\'s own capabilities there.');
+  } else if (verdict.kind === 'migrate') {
     todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
     todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); a plain server.connect(transport) only speaks the 2025 era.');
     if (site.kind === 'sampling') todo.push('Sampling is deprecated (SEP-2577): consider calling your model provider directly instead of asking the client.');
