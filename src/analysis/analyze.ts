@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { ContextFinder } from './context.js';
 import { statementList } from './continuation.js';
-import { forEachValueIdentifier, isWriteReference, resolveIdentifier } from './scope.js';
+import { forEachValueIdentifier, isWriteReference, resolveIdentifier, resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
@@ -43,6 +43,8 @@ export interface QuestionPlan {
 export interface HandlerPlan {
   handler: Handler;
   questions: QuestionPlan[];
+  /** Its `getClientCapabilities()` reads, rewritten to per-request reads wherever its code is copied. */
+  guards: Site[];
   /** The server constructions in this file the codec is wired into. */
   constructions: ts.NewExpression[];
 }
@@ -87,6 +89,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   for (const raw of raws) {
     if (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') questionCalls.set(raw.call, raw.kind);
   }
+  const guardCalls = new Set<ts.Node>(raws.filter(r => r.kind === 'capability-guard').map(r => r.call));
   // A call of a helper that asks is a question for its caller, up the chain to the handlers.
   const helperOfCall = new Map<ts.CallExpression, ts.FunctionLikeDeclaration>();
   const pendingHelpers: Array<[ts.FunctionLikeDeclaration, QuestionKind]> = [];
@@ -114,6 +117,8 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     return helperOfCall.has(inner as ts.CallExpression) ? undefined : questionCalls.get(inner);
   };
   const isQuestionCall = (node: ts.Node): boolean => questionCalls.has(node);
+  // Reading the client's capabilities (a guard) changes nothing outside the handler.
+  const isQuietCall = (node: ts.Node): boolean => questionCalls.has(node) || guardCalls.has(node);
 
   /** `reevaluated`: for an asking helper's call, the arguments its result part gets again on resume. */
   const factsAt = (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]): Facts => {
@@ -126,7 +131,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
         ts, checker, fn: boundary, statement: flow.statement, awaited: flow.awaited,
         paramsResupplied: context.type === 'handler', questionOf, reevaluated,
       });
-      effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, call, isQuestionCall, checker);
+      effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, call, isQuietCall, checker);
     }
     return { raw, context, flow, live, effects, options: optionNames(ts, raw.options) };
   };
@@ -135,8 +140,8 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall };
   const chains = new Map<number, HelperChain>();
   const verdicts = facts.map((f, i) => {
-    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolver, checker);
-    const first = verdictFor(ts, f, facts, resolver, checker, true);
+    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, resolver, checker);
+    const first = verdictFor(ts, f, resolver, checker, true);
     if (first.kind === 'refuse') return first;
     const chain = helperChain(f.context.helper, f.raw.call, { type: 'push', raw: f.raw }, new Set());
     if (chain.verdict.kind === 'migrate') chains.set(i, chain);
@@ -171,7 +176,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
       } else if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
         const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
-        verdict = verdictFor(ts, callerFacts, facts, resolver, checker);
+        verdict = verdictFor(ts, callerFacts, resolver, checker);
         if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
       } else {
         const up = helperChain(context.helper, caller, { type: 'helper', call: caller, split }, new Set(seen).add(fn));
@@ -258,10 +263,14 @@ const API_LABEL: Record<SiteApi, string> = {
 };
 
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
-function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
+function verdictFor(ts: TS, f: Facts, resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
   const label = API_LABEL[raw.api];
 
+  if (context.type === 'no-request' && raw.kind === 'capability-guard') {
+    const reason = context.why === 'detached-task' || context.why === 'fire-and-forget' ? context.why : 'no-live-request';
+    return refuse(reason, `${context.detail}; no request is live there, so there are no per-request capabilities to read: decide inside the handler, from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].`);
+  }
   if (context.type === 'no-request') {
     switch (context.why) {
       case 'detached-task':
@@ -274,12 +283,12 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
         return refuse('no-live-request', `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
     }
   }
+  // Every request carries its capabilities on 2026-07-28, not only those that may ask: any handler's guard can be rewritten.
+  if (raw.kind === 'capability-guard') return guardVerdict(ts, f);
   if (context.type === 'handler' && !MRTR_METHODS.has(context.handler.method)) {
     return refuse('handler-kind', `a ${context.handler.method} handler cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
   }
-  if (raw.kind === 'capability-guard') {
-    return refuse('unsupported-construct', 'getClientCapabilities() is initialize-scoped (undefined on 2026-07-28 connections served by serveStdio); rewriting capability guards is not supported yet: read the per-request capabilities from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].');
-  }
+
   if (flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
     return refuse('unsupported-construct', `the ${label} answer is consumed through .then()/.catch(); await the call in its own statement instead.`);
   }
@@ -316,12 +325,6 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
   const callProblem = questionCallProblem(ts, f, checker);
   if (callProblem) return callProblem;
-  // The guard may sit in a helper the handler calls (`if (!canSample()) ...`): same problem.
-  if (all.some(other => other.raw.kind === 'capability-guard' &&
-      ((other.context.type === 'handler' && other.context.handler === handler) ||
-       (other.context.type === 'helper' && other.context.handlers.includes(handler))))) {
-    return refuse('unsupported-construct', 'the handler guards on getClientCapabilities(), which is initialize-scoped and not per request on 2026-07-28; guard rewriting is not supported yet.');
-  }
   if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
     return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
   }
@@ -357,6 +360,35 @@ function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefin
     return refuse('unsupported-construct', `call options (${f.options.join(', ')}) are not carried over yet; MRTR rounds have no per-question timeout or signal.`);
   }
   return undefined;
+}
+
+/**
+ * A `getClientCapabilities()` read in a request handler is rewritten to read the request's own
+ * capabilities (the 2026-07-28 envelope, the initialize-scoped value on 2025 connections) through
+ * the handler's context; it stays refused where that context is not at hand.
+ */
+function guardVerdict(ts: TS, f: Facts): Verdict {
+  const { context, flow } = f;
+  const perRequest = 'read the request\'s capabilities from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY] (falling back to getClientCapabilities() on 2025 connections)';
+  if (context.type === 'helper') {
+    return refuse('unsupported-construct', `capability guard inside helper ${context.helperName}() (reached from ${describeHandlers(context.handlers)}); capability guards inside helpers are not rewritten yet: pass the handler's ctx to ${context.helperName}() and ${perRequest} there.`);
+  }
+  if (context.type !== 'handler') return refuse('no-live-request', 'no request is live here.');
+  if (flow?.tags.includes('nested-callback')) {
+    return refuse('nested-callback', `the capability read is inside a function nested in the handler; move it to the handler body or ${perRequest}.`);
+  }
+  const fn = context.handler.fn;
+  const file = fn.getSourceFile();
+  if (/\.(c|m)?jsx?$/.test(file.fileName)) return refuse('unsupported-construct', 'JavaScript files are not rewritten yet (the generated code carries type annotations); migrate by hand or convert the file to TypeScript.');
+  if (!file.statements.some(s => ts.isImportDeclaration(s))) return refuse('unsupported-construct', 'CommonJS modules are not rewritten yet; the rewrite adds ES imports.');
+  const ctxParam = fn.parameters[context.handler.ctxParamIndex];
+  if (ctxParam && !ts.isIdentifier(ctxParam.name)) {
+    return refuse('unsupported-construct', 'the handler destructures its context parameter; the per-request capabilities need the whole context (name it, e.g. `ctx`).');
+  }
+  if (ctxParam && ts.isIdentifier(ctxParam.name) && resolveName(ts, ctxParam.name.text, f.raw.call)?.declaration !== ctxParam) {
+    return refuse('unsupported-construct', `\`${ctxParam.name.text}\` is redeclared between the handler's context parameter and the capability read; rename the inner one.`);
+  }
+  return { kind: 'migrate', review: false, notes: [] };
 }
 
 /** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */
@@ -515,7 +547,8 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
       .map(q => ({ site: sites[i]!, raw: q.facts.raw, flow: q.facts.flow!, live: q.facts.live!, helper: { call: q.call, split: q.split } })));
     const questions = [...direct, ...viaHelpers].sort((a, b) => a.flow.awaited.getStart() - b.flow.awaited.getStart());
     if (questions.length === 0) continue;
-    plans.push({ handler, questions, constructions: serverConstructions(ts, handler.receiver, resolver) });
+    const guards = (byHandler.get(handler) ?? []).filter(i => sites[i]!.kind === 'capability-guard').map(i => sites[i]!);
+    plans.push({ handler, questions, guards, constructions: serverConstructions(ts, handler.receiver, resolver) });
   }
   return plans;
 }

@@ -79,7 +79,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(typed)).toEqual(['6 refuse:loop', '11 refuse:nested-callback']);
   });
 
-  it('call options, capability guards and an unknown server come before the locals', () => {
+  it('call options and an unknown server come before the locals', () => {
     const prelude = [...V2, "const low = new Server({ name: 'l', version: '1' });"];
     const options = analyzeSnippet([
       ...prelude,
@@ -92,6 +92,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(options)).toEqual(['7 refuse:unsupported-construct']);
     expect(hint(options.sites[0]!)).toMatch(/call options \(timeout\)/);
 
+    // A guard no longer blocks its handler: the question's own problem (the Date local) is reported, and the guard waits with it.
     const guard = analyzeSnippet([
       ...prelude,
       "server.registerTool('t', {}, async (ctx) => {",
@@ -101,8 +102,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       "  return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
       '});',
     ].join('\n'), { typed: true });
-    expect(verdicts(guard)).toEqual(['7 refuse:unsupported-construct', '8 refuse:unsupported-construct']);
-    expect(hint(guard.sites[1]!)).toMatch(/guards on getClientCapabilities/);
+    expect(verdicts(guard)).toEqual(['7 refuse:blocked-by-sibling', '8 refuse:non-json-local']);
 
     const elsewhere = analyzeSnippet([
       ...prelude,
@@ -260,5 +260,76 @@ describe('across files', () => {
     expect(verdicts(withIndex)).toEqual(['11 migrate', '23 refuse:unsupported-construct']);
     expect(withIndex.sites[1]!.context).toMatchObject({ type: 'helper', helperName: 'summarizeWith' });
     expect(withIndex.plans[0]!.constructions[0]!.getSourceFile().fileName).toBe(files[1]);
+  });
+});
+
+describe('capability guards', () => {
+  const prelude = [...V2, "const low = new Server({ name: 'l', version: '1' });"];
+
+  it('migrate in a handler body, with or without a question, in any request handler', () => {
+    const analysis = analyzeSnippet([
+      ...prelude,
+      "server.registerTool('ask', {}, async () => {",
+      "  if (!server.server.getClientCapabilities()?.elicitation) return { content: [] };",
+      `  const a = await server.server.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+      '});',
+      "server.registerTool('status', {}, async () => ({ content: [{ type: 'text', text: String(server.server.getClientCapabilities()?.sampling) }] }));",
+      "low.setRequestHandler('tools/list', async () => ({ tools: low.getClientCapabilities()?.elicitation ? [] : [] }));",
+    ].join('\n'), { typed: true });
+    expect(verdicts(analysis)).toEqual(['6 migrate', '7 migrate', '10 migrate', '11 migrate']);
+    // Reading the capabilities is no side effect: the question is not flagged for review because of it.
+    expect(analysis.sites[1]!.sideEffectsBefore).toEqual([]);
+    expect(analysis.plans.map(p => p.guards.map(g => g.line))).toEqual([[6]]);
+  });
+
+  it('stay refused, with the reason, where no whole context is at hand', () => {
+    const analysis = analyzeSnippet([
+      ...prelude,
+      'function canSample(): boolean {',
+      '  return server.server.getClientCapabilities()?.sampling !== undefined;',
+      '}',
+      "server.registerTool('explain', {}, async (ctx) => {",
+      "  if (!canSample()) return { content: [] };",
+      "  const r = await ctx.mcpReq.requestSampling({ messages: [], maxTokens: 5 });",
+      "  return { content: [{ type: 'text', text: r.model }] };",
+      '});',
+      "server.registerTool('nested', {}, async (ctx) => {",
+      "  const flags = ['a', 'b'].map(() => server.server.getClientCapabilities()?.elicitation);",
+      "  return { content: [{ type: 'text', text: String(flags) }] };",
+      '});',
+      "server.registerTool('destructured', {}, async ({ mcpReq }) => {",
+      "  return { content: [{ type: 'text', text: String(server.server.getClientCapabilities()?.roots) + mcpReq.id }] };",
+      '});',
+      "server.registerTool('shadowed', {}, async (ctx) => {",
+      '  { const ctx = 1; if (server.server.getClientCapabilities()?.roots) return { content: [] }; }',
+      "  return { content: [{ type: 'text', text: String(ctx.mcpReq.id) }] };",
+      '});',
+      'server.server.oninitialized = () => { void server.server.getClientCapabilities(); };',
+    ].join('\n'), { typed: true });
+    expect(verdicts(analysis)).toEqual([
+      '6 refuse:unsupported-construct', '10 refuse:blocked-by-sibling',
+      '14 refuse:nested-callback',
+      '18 refuse:unsupported-construct',
+      '21 refuse:unsupported-construct',
+      '24 refuse:no-live-request',
+    ]);
+    expect(hint(analysis.sites[0]!)).toMatch(/^capability guard inside helper canSample\(\) \(reached from tools\/call "explain"\)/);
+    expect(hint(analysis.sites[1]!)).toMatch(/a site in canSample\(\), which this handler calls/);
+    expect(hint(analysis.sites[3]!)).toMatch(/destructures its context parameter/);
+    expect(hint(analysis.sites[4]!)).toMatch(/`ctx` is redeclared/);
+    expect(hint(analysis.sites[5]!)).toMatch(/no per-request capabilities/);
+  });
+
+  it('block the handler when a question in it is refused, and are blocked by it', () => {
+    const analysis = analyzeSnippet([
+      ...prelude,
+      "server.registerTool('each', {}, async (ctx) => {",
+      "  if (!server.server.getClientCapabilities()?.elicitation) return { content: [] };",
+      `  for (const x of [1, 2]) await ctx.mcpReq.elicitInput(${FORM});`,
+      '  return { content: [] };',
+      '});',
+    ].join('\n'), { typed: true });
+    expect(verdicts(analysis)).toEqual(['6 refuse:blocked-by-sibling', '7 refuse:loop']);
   });
 });

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { comparable, FIXTURES, invalidAnswers, runLegacy, runModern, runnableCases, runShim, scriptProblems, type FixtureCase, type Transcript } from './harness.js';
+import { comparable, FIXTURES, invalidAnswers, runLegacy, runModern, runnableCases, runShim, runStdio, scriptProblems, type FixtureCase, type Transcript } from './harness.js';
 
 /**
  * For every runnable fixture (fixtures/<case>/scenario.json): the legacy module answers its
  * scripted session cleanly, and the migrated module (output.ts) answers the same session exactly
- * like it on both eras — the 2026-07-28 era (createMcpHandler, per-request servers) and the 2025 era
- * (the SDK's legacy shim).
+ * like it on both eras — the 2026-07-28 era (createMcpHandler, per-request servers; and serveStdio,
+ * one instance per connection) and the 2025 era (the SDK's legacy shim).
  */
 
 /**
@@ -82,6 +82,7 @@ describe.each(cases.map(fixture => [fixture.name, fixture] as const))('%s', (_na
       expect(comparable(shim)).toStrictEqual(comparable(legacy));
     });
     it.todo(`2026-07-28 era: refused by the rewrite (${refusal})`);
+    it.todo(`2026-07-28 era over serveStdio: refused by the rewrite (${refusal})`);
     return;
   }
 
@@ -89,6 +90,12 @@ describe.each(cases.map(fixture => [fixture.name, fixture] as const))('%s', (_na
     const [legacy, modern] = await Promise.all([legacyOf(fixture), runModern(output, fixture.scenario)]);
     expect(scriptProblems(modern, fixture.scenario)).toEqual([]);
     expect(comparable(modern)).toStrictEqual(comparable(legacy));
+  });
+
+  it('migrated output on the 2026-07-28 era over serveStdio matches legacy', async () => {
+    const [legacy, stdio] = await Promise.all([legacyOf(fixture), runStdio(output, fixture.scenario)]);
+    expect(scriptProblems(stdio, fixture.scenario)).toEqual([]);
+    expect(comparable(stdio)).toStrictEqual(comparable(legacy));
   });
 
   it('migrated output on the 2025 era (legacy shim) matches legacy', async () => {

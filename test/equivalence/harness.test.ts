@@ -14,6 +14,7 @@ import {
   runLegacy,
   runModern,
   runShim,
+  runStdio,
   scriptProblems,
   type Scenario,
 } from './harness.js';
@@ -132,4 +133,34 @@ describe('a wrong migration is told apart on both eras', () => {
       expect(comparable(await runShim(file, fixture.scenario))).not.toStrictEqual(legacy);
     });
   }
+});
+
+describe('capability guards: calls of another client, and the era where an initialize-scoped guard is wrong', () => {
+  const fixture = loadCase(join(FIXTURES, 'v2-capability-guard'));
+  const mutantDir = join(ROOT, 'test-output', 'equivalence-mutants');
+
+  it('runs calls that name their own client in a session of that client', async () => {
+    const run = await runLegacy(fixture.input, fixture.scenario);
+    const status = fixture.scenario.calls.flatMap((call, i) => (call.params.name === 'oncall_status' ? [run.results[i]] : []));
+    expect(status).toEqual([
+      { result: { content: [{ type: 'text', text: 'On call: Dana. Confirmations: available.' }] } },
+      { result: { content: [{ type: 'text', text: 'On call: Dana. Confirmations: not available in this client.' }] } },
+    ]);
+  });
+
+  it('a guard left on getClientCapabilities() passes under createMcpHandler but takes the fallback over serveStdio', async () => {
+    const output = readFileSync(fixture.output!, 'utf8');
+    const unrewritten = output.replaceAll('clientCapabilitiesOf(ctx, server.server)', 'server.server.getClientCapabilities()');
+    expect(unrewritten).not.toEqual(output);
+    mkdirSync(mutantDir, { recursive: true });
+    const file = join(mutantDir, 'guard-initialize-scoped.ts');
+    writeFileSync(file, unrewritten);
+    const legacy = comparable(await runLegacy(fixture.input, fixture.scenario));
+    // createMcpHandler backfills getClientCapabilities() from each request's envelope...
+    expect(comparable(await runModern(file, fixture.scenario))).toStrictEqual(legacy);
+    // ...serveStdio does not: the capable client is refused the rollback as if it could not confirm.
+    const stdio = await runStdio(file, fixture.scenario);
+    expect(comparable(stdio)).not.toStrictEqual(legacy);
+    expect(stdio.results[0]).toEqual({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('needs a confirmation this client cannot give') }] } });
+  });
 });

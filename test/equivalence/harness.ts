@@ -4,6 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport, isSpecType, McpServer, Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -17,6 +18,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
  *   runLegacy  the original push-style module on the era it was written for (v1 client + v1
  *              InMemoryTransport for v1 modules, default 2025-era v2 client otherwise)
  *   runModern  a migrated module on the 2026-07-28 era: per-request servers behind createMcpHandler
+ *   runStdio   the same era over serveStdio: one instance per connection (no capability backfill)
  *   runShim    a migrated module on the 2025 era, where the SDK's legacy shim turns
  *              `inputRequired(...)` returns into real server-to-client requests
  *
@@ -43,12 +45,18 @@ export interface ScriptedCall {
   method: CallMethod;
   params: Record<string, unknown>;
   answers: ScriptedAnswer[];
+  /** Another client for this call (e.g. one lacking a capability); the scenario's client otherwise. */
+  client?: ScenarioClient;
+}
+
+export interface ScenarioClient {
+  capabilities: Record<string, unknown>;
 }
 
 /** fixtures/<case>/scenario.json */
 export interface Scenario {
   description: string;
-  client: { capabilities: Record<string, unknown> };
+  client: ScenarioClient;
   calls: ScriptedCall[];
 }
 
@@ -121,6 +129,7 @@ export function loadScenario(file: string): Scenario {
     if (typeof call.method !== 'string' || !CALL_METHODS.includes(call.method)) fail(`calls[${i}].method must be one of ${CALL_METHODS.join(', ')}`);
     if (!isRecord(call.params)) fail(`calls[${i}].params must be an object`);
     if (!Array.isArray(call.answers)) fail(`calls[${i}].answers must be an array (empty when no question is expected)`);
+    if (call.client !== undefined && (!isRecord(call.client) || !isRecord(call.client.capabilities))) fail(`calls[${i}].client.capabilities must be an object`);
     (call.answers as unknown[]).forEach((answer, j) => {
       if (!isRecord(answer) || typeof answer.method !== 'string' || !QUESTION_METHODS.includes(answer.method) || !isRecord(answer.result)) {
         fail(`calls[${i}].answers[${j}] must be { "method": ${QUESTION_METHODS.join(' | ')}, "result": {...} }`);
@@ -276,12 +285,12 @@ function declaredKinds(capabilities: Record<string, unknown>): QuestionMethod[] 
   return kinds;
 }
 
-function v2Client(scenario: Scenario, script: Script, modern: boolean): Client {
+function v2Client(capabilities: Record<string, unknown>, script: Script, modern: boolean): Client {
   const client = new Client(CLIENT_INFO, {
-    capabilities: scenario.client.capabilities,
+    capabilities,
     ...(modern ? { versionNegotiation: { mode: { pin: '2026-07-28' as const } } } : {}),
   });
-  for (const kind of declaredKinds(scenario.client.capabilities)) {
+  for (const kind of declaredKinds(capabilities)) {
     // The result types differ per method; the script holds JSON the scenario author wrote for it.
     client.setRequestHandler(kind, async request => script.answer(kind, request.params) as never);
   }
@@ -304,14 +313,14 @@ function v2Session(client: Client): SessionClient {
   };
 }
 
-async function v1Session(server: V1McpServer | V1Server, scenario: Scenario, script: Script): Promise<SessionClient> {
-  const client = new V1Client(CLIENT_INFO, { capabilities: scenario.client.capabilities });
+async function v1Session(server: V1McpServer | V1Server, capabilities: Record<string, unknown>, script: Script): Promise<SessionClient> {
+  const client = new V1Client(CLIENT_INFO, { capabilities });
   const schemas = {
     'elicitation/create': ElicitRequestSchema,
     'sampling/createMessage': CreateMessageRequestSchema,
     'roots/list': ListRootsRequestSchema,
   } as const;
-  for (const kind of declaredKinds(scenario.client.capabilities)) {
+  for (const kind of declaredKinds(capabilities)) {
     client.setRequestHandler(schemas[kind] as typeof ElicitRequestSchema, async request => script.answer(kind, request.params) as never);
   }
   const [clientTransport, serverTransport] = V1InMemoryTransport.createLinkedPair();
@@ -332,18 +341,35 @@ async function v1Session(server: V1McpServer | V1Server, scenario: Scenario, scr
   };
 }
 
-async function v2InMemorySession(server: McpServer | Server, scenario: Scenario, script: Script): Promise<SessionClient> {
-  const client = v2Client(scenario, script, false);
+async function v2InMemorySession(server: McpServer | Server, capabilities: Record<string, unknown>, script: Script): Promise<SessionClient> {
+  const client = v2Client(capabilities, script, false);
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   await client.connect(clientTransport);
   return v2Session(client);
 }
 
-async function play(session: SessionClient, module: FixtureModule, scenario: Scenario, script: Script, era: 'legacy' | 'modern'): Promise<Transcript> {
+/** Opens a client session with the given capabilities (a runner's transport and server setup). */
+type OpenSession = (capabilities: Record<string, unknown>) => Promise<SessionClient>;
+
+/**
+ * Plays the calls in order. A call with its own `client` runs in a session of that client; the
+ * session changes only when the declared capabilities do, so consecutive calls share a connection.
+ */
+async function play(open: OpenSession, module: FixtureModule, scenario: Scenario, script: Script, era: 'legacy' | 'modern'): Promise<Transcript> {
   const transcript: Transcript = { questions: [], results: [], effects: [], script: [] };
+  let current: { key: string; session: SessionClient } | undefined;
   try {
     for (const call of scenario.calls) {
+      const capabilities = (call.client ?? scenario.client).capabilities;
+      const key = JSON.stringify(capabilities);
+      if (current?.key !== key) {
+        const previous = current;
+        current = undefined;
+        await previous?.session.close();
+        current = { key, session: await open(capabilities) };
+      }
+      const session = current.session;
       const before = { ...module.effects };
       script.startCall(call.answers);
       let outcome: CallOutcome;
@@ -359,7 +385,7 @@ async function play(session: SessionClient, module: FixtureModule, scenario: Sce
       transcript.script.push({ unexpected, unused });
     }
   } finally {
-    await session.close();
+    await current?.session.close();
   }
   return transcript;
 }
@@ -376,14 +402,13 @@ function effectDelta(before: Record<string, number>, after: Record<string, numbe
 export async function runLegacy(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
   const script = new Script(normaliseQuestion);
-  const server = module.createServer();
-  if (server instanceof V1McpServer || server instanceof V1Server) {
-    return play(await v1Session(server, scenario, script), module, scenario, script, 'legacy');
-  }
-  if (server instanceof McpServer || server instanceof Server) {
-    return play(await v2InMemorySession(server, scenario, script), module, scenario, script, 'legacy');
-  }
-  throw new Error(`${file}: createServer() must return an McpServer or Server from @modelcontextprotocol/server or @modelcontextprotocol/sdk`);
+  // A server per session, as a server connects to one client.
+  return play(async capabilities => {
+    const server = module.createServer();
+    if (server instanceof V1McpServer || server instanceof V1Server) return v1Session(server, capabilities, script);
+    if (server instanceof McpServer || server instanceof Server) return v2InMemorySession(server, capabilities, script);
+    throw new Error(`${file}: createServer() must return an McpServer or Server from @modelcontextprotocol/server or @modelcontextprotocol/sdk`);
+  }, module, scenario, script, 'legacy');
 }
 
 /** A migrated module on the 2026-07-28 era: a fresh server per HTTP request, in process. */
@@ -395,15 +420,43 @@ export async function runModern(file: string, scenario: Scenario): Promise<Trans
     if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
     return server;
   });
-  const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
-    fetch: (url, init) => handler.fetch(new Request(url, init)),
-  });
-  const client = v2Client(scenario, script, true);
-  await client.connect(transport);
   try {
-    return await play(v2Session(client), module, scenario, script, 'modern');
+    return await play(async capabilities => {
+      const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      });
+      const client = v2Client(capabilities, script, true);
+      await client.connect(transport);
+      return v2Session(client);
+    }, module, scenario, script, 'modern');
   } finally {
     await handler.close();
+  }
+}
+
+/**
+ * A migrated module on the 2026-07-28 era over `serveStdio` (an in-memory pipe as its transport):
+ * one instance pinned per connection, which, unlike createMcpHandler's per-request instances, never
+ * learns the client's capabilities through getClientCapabilities().
+ */
+export async function runStdio(file: string, scenario: Scenario): Promise<Transcript> {
+  const module = await loadFixtureModule(file);
+  const script = new Script(normaliseQuestion);
+  const handles: Array<{ close(): Promise<void> }> = [];
+  try {
+    return await play(async capabilities => {
+      const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+      handles.push(serveStdio(() => {
+        const server = module.createServer();
+        if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+        return server;
+      }, { transport: serverTransport, legacy: 'reject' }));
+      const client = v2Client(capabilities, script, true);
+      await client.connect(clientTransport);
+      return v2Session(client);
+    }, module, scenario, script, 'modern');
+  } finally {
+    await Promise.all(handles.map(h => h.close()));
   }
 }
 
@@ -411,9 +464,11 @@ export async function runModern(file: string, scenario: Scenario): Promise<Trans
 export async function runShim(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
   const script = new Script(normaliseQuestion);
-  const server = module.createServer();
-  if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
-  return play(await v2InMemorySession(server, scenario, script), module, scenario, script, 'legacy');
+  return play(async capabilities => {
+    const server = module.createServer();
+    if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+    return v2InMemorySession(server, capabilities, script);
+  }, module, scenario, script, 'legacy');
 }
 
 function notV2(file: string): Error {

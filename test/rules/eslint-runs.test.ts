@@ -16,7 +16,7 @@ const PROJECT = join(ROOT, 'test/rules/fixtures/project');
 const FILES = ['v1-server.ts', 'v2-server.ts', 'lookalikes.ts', 'server.js'].map(f => join(PROJECT, f));
 const KIND_OF_RULE = new Map(Object.entries(RULE_OF_KIND).map(([kind, rule]) => [rule, kind]));
 
-/** `line kind verdict` for every reported site (capability guards carry no verdict in their message). */
+/** `line kind verdict` for every reported site. */
 function reportedSites(messages: import('eslint').Linter.LintMessage[]): string[] {
   return messages
     .filter(m => m.ruleId && KIND_OF_RULE.has(m.ruleId))
@@ -26,7 +26,7 @@ function reportedSites(messages: import('eslint').Linter.LintMessage[]): string[
 
 function expectedSites(file: string, mode: 'typed' | 'untyped'): string[] {
   return readExpectations(file).sites
-    .map(s => `${s.line} ${s.kind} ${s.kind === 'capability-guard' ? '-' : s[mode]}`)
+    .map(s => `${s.line} ${s.kind} ${s[mode]}`)
     .sort();
 }
 

@@ -2,11 +2,11 @@ import path from 'node:path';
 import type * as ts from 'typescript';
 import { analyzeFile, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
-import type { TS } from '../../src/analysis/types.js';
+import type { Handler, TS } from '../../src/analysis/types.js';
 import type { SiteReport } from '../../src/report/model.js';
 import type { Transform, TransformContext, TransformResult } from '../types.js';
 import { moduleSupportEdits } from './moduleSupport.js';
-import { rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
+import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
@@ -55,13 +55,16 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   const edits: Edit[] = [];
   const rewrites = new Map<HandlerPlan, HandlerRewrite>();
 
-  if (analysis.plans.length > 0) {
+  // Capability guards migrate in handlers without questions too: there only the read is rewritten.
+  const guards = analysis.sites.filter(s => s.kind === 'capability-guard' && s.verdict.kind === 'migrate');
+  if (analysis.plans.length > 0 || guards.length > 0) {
     const names = new NameAllocator(ts, sourceFile);
     const moduleNames: ModuleNames & { stateUnion: string; keyLoader: string } = {
       codec: names.take('requestStateCodec'),
       callDigest: names.take('requestStateCall'),
       assertState: names.take('assertStateFor'),
       elicitResultOf: names.take('elicitResultOf'),
+      capabilitiesOf: names.take('clientCapabilitiesOf'),
       stateUnion: names.take('RequestState'),
       keyLoader: names.take('requestStateKey'),
     };
@@ -81,10 +84,14 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);
     }
+    const planned = new Set(analysis.plans.map(p => p.handler));
+    edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));
     const all = [...rewrites.values()];
     edits.push(...moduleSupportEdits({
       ts, sourceFile, text, newline, unit,
       names: moduleNames,
+      withCodec: analysis.plans.length > 0,
+      usesCapabilitiesOf: guards.length > 0,
       stateTypes: all.map(r => r.stateTypeDeclaration),
       stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
       usesElicitResultOf: all.some(r => r.usesElicitResultOf),
@@ -100,6 +107,25 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
   return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated };
+}
+
+/**
+ * Handlers that only guard (no question): each capability read becomes a per-request read through
+ * the handler's context, added as a parameter when the handler did not take it.
+ */
+function guardOnlyEdits(ts: TS, sourceFile: ts.SourceFile, text: string, module: ModuleNames, guards: Site[]): Edit[] {
+  const edits: Edit[] = [];
+  const byHandler = new Map<Handler, Site[]>();
+  for (const g of guards) {
+    const handler = (g.context as { handler: Handler }).handler;
+    byHandler.set(handler, [...(byHandler.get(handler) ?? []), g]);
+  }
+  for (const [handler, sites] of byHandler) {
+    const env = { ts, sourceFile, text, module };
+    const ctxName = ensureParameter(env, handler.fn, handler.ctxParamIndex, 'ctx', new LocalNames(ts, handler.fn), edits, new Map());
+    for (const site of sites) edits.push(guardEdit(env, site, ctxName));
+  }
+  return edits;
 }
 
 const MARKER = 'mrtr-migrate:';
@@ -131,7 +157,9 @@ function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteRep
   const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
   const verdict = site.verdict;
   const todo: string[] = [];
-  if (verdict.kind === 'migrate') {
+  if (verdict.kind === 'migrate' && site.kind === 'capability-guard') {
+    todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); the guard now reads each request\'s own capabilities there.');
+  } else if (verdict.kind === 'migrate') {
     todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
     todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); a plain server.connect(transport) only speaks the 2025 era.');
     if (site.kind === 'sampling') todo.push('Sampling is deprecated (SEP-2577): consider calling your model provider directly instead of asking the client.');

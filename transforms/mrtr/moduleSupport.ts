@@ -17,6 +17,9 @@ export interface ModuleSupportInput {
   newline: string;
   unit: string;
   names: ModuleNames & { stateUnion: string; keyLoader: string };
+  /** Whether handlers were rewritten to multi round-trip (the codec and its helpers); false when only guards were. */
+  withCodec: boolean;
+  usesCapabilitiesOf: boolean;
   stateTypes: string[];
   stateTypeNames: string[];
   usesElicitResultOf: boolean;
@@ -33,11 +36,46 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const insertAt = lastImport ? lastImport.getEnd() : 0;
 
   const values = new Set(input.sdkValues);
-  values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
+  if (input.withCodec) values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
   const types = new Set(input.sdkTypes);
   if (input.usesElicitResultOf) types.add('InputResponseView').add('ElicitResult');
+  if (input.usesCapabilitiesOf) {
+    values.add('CLIENT_CAPABILITIES_META_KEY');
+    types.add('ClientCapabilities');
+  }
   edits.push(...importEdits(input, values, types, insertAt));
 
+  const block = input.withCodec ? codecBlock(input) : [];
+  if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
+  edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
+
+  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction));
+  return edits;
+}
+
+/**
+ * The capabilities of the request being handled. 2026-07-28 requests carry them in their `_meta`
+ * envelope; `getClientCapabilities()` holds what a 2025 client declared at initialize, and is
+ * undefined on 2026 requests unless the server was built per request by createMcpHandler.
+ */
+function capabilitiesBlock(input: ModuleSupportInput): string[] {
+  const { unit, names } = input;
+  return [
+    '',
+    '/** The client\'s capabilities for this request: its own on 2026-07-28, the ones declared at initialize on 2025 connections. */',
+    `function ${names.capabilitiesOf}(`,
+    `${unit}ctx: { mcpReq: { envelope?: unknown } },`,
+    `${unit}server: { getClientCapabilities(): ClientCapabilities | undefined },`,
+    '): ClientCapabilities | undefined {',
+    `${unit}// The SDK types the envelope loosely; it is keyed by the reserved _meta names.`,
+    `${unit}const envelope = ctx.mcpReq.envelope as { [CLIENT_CAPABILITIES_META_KEY]?: ClientCapabilities } | undefined;`,
+    `${unit}return envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities();`,
+    '}',
+  ];
+}
+
+function codecBlock(input: ModuleSupportInput): string[] {
+  const { newline: nl, unit, names } = input;
   const block = [
     '',
     '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. It is signed, not',
@@ -90,10 +128,7 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
       '}',
     );
   }
-  edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
-
-  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction));
-  return edits;
+  return block;
 }
 
 /** Adds the SDK names to an existing `@modelcontextprotocol/server` import, or adds one. */

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import type { TS } from '../../src/analysis/types.js';
+import type { Site, TS } from '../../src/analysis/types.js';
 import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { statementList } from '../../src/analysis/continuation.js';
@@ -27,6 +27,8 @@ export interface ModuleNames {
   callDigest: string;
   assertState: string;
   elicitResultOf: string;
+  /** `(ctx, server) => ClientCapabilities | undefined`: the request's capabilities (see moduleSupport). */
+  capabilitiesOf: string;
 }
 
 export interface RewriteEnv {
@@ -41,6 +43,8 @@ export interface RewriteEnv {
   /** Type name for this handler's phase union, already unique in the file. */
   stateTypeName: string;
   checker: ts.TypeChecker | undefined;
+  /** The handler's capability reads rewritten to per-request reads: applied to every copy of its code. */
+  guards?: Edit[];
   /** Names of the split parts of each asking helper (see splitHelper.ts). */
   helperNames: ReadonlyMap<HelperSplit, HelperPartNames>;
 }
@@ -96,6 +100,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
   const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams);
+  env = { ...env, guards: plan.guards.map(site => guardEdit(env, site, ctxName)) };
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
 
@@ -211,6 +216,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
       const guarded = guardedFinally(env, t, flag, indent);
       edits.push({ start: t.finallyBlock!.getStart(env.sourceFile), end: t.finallyBlock!.getEnd(), text: guarded.text, protect: guarded.protect });
     }
+    edits.push(...guardsIn(env, start, end, edits).map(e => ({ ...e, protect: [] })));
     return edits;
   };
 
@@ -287,6 +293,23 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   }
 }
 
+/**
+ * `server.server.getClientCapabilities()` → `clientCapabilitiesOf(ctx, server.server)`: the
+ * capabilities of the request being handled, so a guard decides per request on 2026-07-28.
+ */
+export function guardEdit(env: Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'module'>, site: Site, ctxName: string): Edit {
+  const { ts } = env;
+  const call = site.node as ts.CallExpression;
+  const callee = skipOuter(ts, call.expression) as ts.PropertyAccessExpression;
+  const receiver = env.text.slice(callee.expression.getStart(env.sourceFile), callee.expression.getEnd());
+  return { start: call.getStart(env.sourceFile), end: call.getEnd(), text: `${env.module.capabilitiesOf}(${ctxName}, ${receiver})` };
+}
+
+/** The handler's guard edits inside [start, end) that no other edit already covers. */
+function guardsIn(env: RewriteEnv, start: number, end: number, others: Edit[] = []): Edit[] {
+  return (env.guards ?? []).filter(g => g.start >= start && g.end <= end && !others.some(o => g.start < o.end && g.end > o.start));
+}
+
 function restoreLines(q: Question, stateVar: string): string[] {
   const lines: string[] = [];
   const consts = q.carried.filter(c => !c.isParameter && c.kind === 'const').map(c => c.name);
@@ -359,7 +382,8 @@ function continuation(
   if (form !== 'discard' || helperWork) {
     const sStart = statement.getStart(sourceFile);
     const awaited = q.plan.flow.awaited;
-    const own = splice(text, sStart, statement.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr }], env.literals);
+    const answer = { start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr };
+    const own = splice(text, sStart, statement.getEnd(), [answer, ...guardsIn(env, sStart, statement.getEnd(), [answer])], env.literals);
     parts.push(target => reindent(own, indentAt(text, sStart), target));
   }
   const list = statementList(ts, statement);
@@ -380,11 +404,11 @@ function continuation(
         const innerText = nest(inner, target);
         const flag = tryStatement.finallyBlock && flagOf(tryStatement);
         if (!flag || !innerText.includes(`${flag} = true;`)) {
-          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), [], env.literals), tryIndent, target)}`;
+          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), guardsIn(env, tailStart, tryStatement.getEnd()), env.literals), tryIndent, target)}`;
         }
         // A later question inside the same try asks again: guard its finally as in the first round.
         const catchText = tryStatement.catchClause
-          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), [], env.literals), tryIndent, target)
+          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), guardsIn(env, tailStart, tryStatement.catchClause.getEnd()), env.literals), tryIndent, target)
           : '';
         const guarded = guardedFinally(env, tryStatement, flag, target).text;
         return `let ${flag} = false;${nl}${target}try {${nl}${target}${env.unit}${innerText}${nl}${target}}${catchText} finally ${guarded}`;
@@ -428,7 +452,8 @@ function guardedFinally(env: RewriteEnv, t: ts.TryStatement, flag: string, inden
   const head = `{${nl}${indent}${env.unit}if (!${flag}) {`;
   if (statements.length === 0) return { text: `${head}${nl}${indent}${env.unit}}${nl}${indent}}`, protect: [] };
   const start = statements[0]!.getStart(env.sourceFile);
-  const inner = reindentProtected(splice(env.text, start, statements[statements.length - 1]!.getEnd(), [], env.literals), indentAt(env.text, start), indent + env.unit + env.unit);
+  const end = statements[statements.length - 1]!.getEnd();
+  const inner = reindentProtected(splice(env.text, start, end, guardsIn(env, start, end), env.literals), indentAt(env.text, start), indent + env.unit + env.unit);
   const prefix = `${head}${nl}${indent}${env.unit}${env.unit}`;
   return {
     text: `${prefix}${inner.text}${nl}${indent}${env.unit}}${nl}${indent}}`,
@@ -483,7 +508,7 @@ function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params:
   // Written where the question's statement was: re-indent from the line the parameters started on.
   const start = raw.params?.getStart(env.sourceFile);
   const params: Protected = raw.params && start !== undefined
-    ? reindentProtected(splice(env.text, start, raw.params.getEnd(), [], env.literals), indentAt(env.text, start), indentAt(env.text, q.statement.getStart(env.sourceFile)))
+    ? reindentProtected(splice(env.text, start, raw.params.getEnd(), guardsIn(env, start, raw.params.getEnd()), env.literals), indentAt(env.text, start), indentAt(env.text, q.statement.getStart(env.sourceFile)))
     : { text: '{}', protect: [] };
   return { prefix: raw.kind === 'sampling' ? 'inputRequired.createMessage(' : 'inputRequired.elicit(', params, suffix: ')' };
 }
@@ -592,7 +617,7 @@ function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLike
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
  * name; missing ones are added (`_args`, `ctx`).
  */
-function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
+export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
@@ -617,7 +642,7 @@ function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index:
 }
 
 /** Names free inside one handler: nothing it or its enclosing scopes declare or use. */
-class LocalNames {
+export class LocalNames {
   private readonly taken = new Set<string>();
 
   constructor(ts: TS, fn: ts.FunctionLikeDeclaration) {
