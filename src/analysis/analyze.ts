@@ -1,4 +1,5 @@
 import type * as ts from 'typescript';
+import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
 import { statementList } from './continuation.js';
 import { forEachValueIdentifier, isWriteReference, resolveIdentifier } from './scope.js';
@@ -59,7 +60,7 @@ interface Facts {
   flow: FlowInfo | undefined;
   live: LiveLocalsResult | undefined;
   effects: string[];
-  options: string[];
+  options: CallOptions;
 }
 
 export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
@@ -101,7 +102,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
       });
       effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, raw.call, node => questionCalls.has(node), checker);
     }
-    return { raw, context, flow, live, effects, options: optionNames(ts, raw.options) };
+    return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker) };
   });
 
   const sites = facts.map(f => toSite(ts, sourceFile, f, verdictFor(ts, f, facts, resolver, checker)));
@@ -128,19 +129,9 @@ function toSite(ts: TS, sourceFile: ts.SourceFile, f: Facts, verdict: Verdict): 
     controlFlow: f.flow?.tags ?? [],
     liveLocals: f.live?.locals ?? [],
     sideEffectsBefore: f.effects,
-    callOptions: f.options,
+    callOptions: f.options.names,
     verdict,
   };
-}
-
-function optionNames(ts: TS, options: ts.Expression | undefined): string[] {
-  if (!options) return [];
-  const e = skipOuter(ts, options);
-  if (ts.isObjectLiteralExpression(e)) {
-    return e.properties.map(p => (p.name ? p.name.getText().replace(/['"]/g, '') : '<spread>'));
-  }
-  if (e.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isIdentifier(e) && e.text === 'undefined')) return [];
-  return ['<expression>'];
 }
 
 const refuse = (reason: RefusalReason, hint: string): Verdict => ({ kind: 'refuse', reason, hint });
@@ -221,9 +212,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params, checker)) {
     return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
   }
-  if (f.options.length > 0) {
-    return refuse('unsupported-construct', `call options (${f.options.join(', ')}) are not carried over yet; MRTR rounds have no per-question timeout or signal.`);
-  }
+  if (f.options.problem) return refuse('unsupported-construct', f.options.problem);
   // The guard may sit in a helper the handler calls (`if (!canSample()) ...`): same problem.
   if (all.some(other => other.raw.kind === 'capability-guard' &&
       ((other.context.type === 'handler' && other.context.handler === handler) ||
@@ -249,7 +238,9 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
   const notes: string[] = [];
   if (f.effects.length > 0) notes.push(`side effects before the question run in the asking round; if the client never retries, the code after it never runs (${f.effects.join('; ')})`);
-  return { kind: 'migrate', review: f.effects.length > 0, notes };
+  // Dropping options changes what the question can do (time out, be aborted): never silently.
+  notes.push(...f.options.notes);
+  return { kind: 'migrate', review: notes.length > 0, notes };
 }
 
 /** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */

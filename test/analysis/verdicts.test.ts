@@ -85,12 +85,12 @@ describe('verdict order: the first reason that applies is the one reported', () 
       ...prelude,
       "server.registerTool('t', {}, async (ctx) => {",
       '  const at = new Date();',
-      `  const a = await ctx.mcpReq.elicitInput(${FORM}, { timeout: 5 });`,
+      '  const a = await ctx.mcpReq.elicitInput(' + FORM + ', { timeout: Number(process.env.WAIT) });',
       "  return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
       '});',
     ].join('\n'), { typed: true });
     expect(verdicts(options)).toEqual(['7 refuse:unsupported-construct']);
-    expect(hint(options.sites[0]!)).toMatch(/call options \(timeout\)/);
+    expect(hint(options.sites[0]!)).toMatch(/value of call option timeout \(`Number\(process\.env\.WAIT\)`\) would be dropped/);
 
     const guard = analyzeSnippet([
       ...prelude,
@@ -133,6 +133,81 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(hint(typed.sites[0]!)).toMatch(/`at` \(Date\)/);
     expect(verdicts(untyped)).toEqual(['8 refuse:unknown-local-type']);
     expect(hint(untyped.sites[0]!)).toMatch(/`anything`/);
+  });
+});
+
+describe('call options', () => {
+  const notes = (site: Site): string[] => (site.verdict.kind === 'migrate' ? site.verdict.notes : []);
+  const handler = (...body: string[]): string => [...V2, "server.registerTool('t', {}, async (ctx) => {", ...body, '});'].join('\n');
+
+  it('are dropped with one note per option, and reading them does not make a local live', () => {
+    const { typed, untyped } = analyzeBoth(handler(
+      '  const controller = new AbortController();',
+      '  const wait = 30_000;',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, { timeout: wait * 2, signal: controller.signal, relatedRequestId: ctx.mcpReq.id });`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+    ));
+    for (const analysis of [typed, untyped]) {
+      expect(verdicts(analysis)).toEqual(['7 review']);
+      const site = analysis.sites[0]!;
+      expect(site.callOptions).toEqual(['timeout', 'signal', 'relatedRequestId']);
+      expect(site.liveLocals).toEqual([]);
+      expect(notes(site)).toEqual([
+        expect.stringMatching(/^side effects before the question .*new AbortController\(\)/),
+        expect.stringMatching(/^timeout dropped: there is no per-question wait any more; .*requestState TTL/),
+        expect.stringMatching(/^signal dropped: .*cancelling the tool call \(ctx\.mcpReq\.signal\) ends the flow/),
+        expect.stringMatching(/^relatedRequestId dropped: the question now travels in the result of the call itself/),
+      ]);
+      expect(analysis.plans).toHaveLength(1);
+    }
+  });
+
+  it('passed as a constant are read from its initializer, or from its type', () => {
+    const { typed, untyped } = analyzeBoth(handler(
+      '  const opts = { timeout: 5_000 };',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, opts);`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+    ));
+    expect(verdicts(typed)).toEqual(['6 review']);
+    expect(verdicts(untyped)).toEqual(['6 review']);
+    expect(notes(typed.sites[0]!)).toEqual([expect.stringMatching(/^timeout dropped/)]);
+
+    const param = [
+      ...V2,
+      "import type { RequestOptions, ServerContext } from '@modelcontextprotocol/server';",
+      'async function ask(ctx: ServerContext, opts: { timeout: number }) {',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, opts);`,
+      '  return a;',
+      '}',
+      "server.registerTool('t', {}, async (ctx) => ({ content: [{ type: 'text', text: (await ask(ctx, { timeout: 1 })).action }] }));",
+      'export type { RequestOptions };',
+    ].join('\n');
+    // Asked in a helper (refused for that), but the options themselves are judged from the type.
+    const viaType = analyzeBoth(param);
+    expect(viaType.typed.sites[0]!.callOptions).toEqual(['timeout']);
+    expect(viaType.untyped.sites[0]!.callOptions).toEqual(['<opts>']);
+  });
+
+  it('stay refused when dropping them is not safe or has no MRTR meaning', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{ timeout: computeWait() }', /value of call option timeout \(`computeWait\(\)`\) would be dropped with the call and may have side effects/],
+      ['{ ...defaults }', /spread another object/],
+      ['makeOptions()', /computed by an expression the rewrite would drop/],
+      ["{ relatedTask: { taskId: 't1' } }", /relatedTask queues the question on a task .*deprecated wire vocabulary/],
+      ['{ task: { ttl: 1000 } }', /task asks the client to answer the question as a task/],
+      ['{ retries: 3 }', /call option retries is not a known request option/],
+    ];
+    for (const [options, expected] of cases) {
+      const { typed, untyped } = analyzeBoth(handler(
+        'const defaults = { timeout: 1 };',
+        `  const a = await ctx.mcpReq.elicitInput(${FORM}, ${options});`,
+        "  return { content: [{ type: 'text', text: a.action }] };",
+      ).replace("server.registerTool", 'declare function computeWait(): number;\ndeclare function makeOptions(): { timeout: number };\nserver.registerTool'));
+      for (const analysis of [typed, untyped]) {
+        expect(verdicts(analysis), options).toEqual(['8 refuse:unsupported-construct']);
+        expect(hint(analysis.sites[0]!), options).toMatch(expected);
+      }
+    }
   });
 });
 
