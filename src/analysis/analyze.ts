@@ -41,6 +41,11 @@ export interface QuestionPlan {
 export interface HandlerPlan {
   handler: Handler;
   questions: QuestionPlan[];
+  /**
+   * `throw new UrlElicitationRequiredError(...)` sites, in source order. A handler has these or
+   * questions, never both (the verdict refuses the mix).
+   */
+  urlThrows: QuestionPlan[];
   /** The server constructions in this file the codec is wired into. */
   constructions: ts.NewExpression[];
 }
@@ -172,24 +177,29 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (raw.kind === 'capability-guard') {
     return refuse('unsupported-construct', 'getClientCapabilities() is initialize-scoped (undefined on 2026-07-28 connections served by serveStdio); rewriting capability guards is not supported yet: read the per-request capabilities from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].');
   }
-  if (flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
+  // An error object is not a promise: where it is thrown (or not) is judged in urlThrowVerdict.
+  const isError = raw.api === 'UrlElicitationRequiredError';
+  if (!isError && flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
     return refuse('unsupported-construct', `the ${label} answer is consumed through .then()/.catch(); await the call in its own statement instead.`);
   }
   // Inside a callback (`new Promise(resolve => ask().then(resolve))`) the callback is the problem, not the chain.
-  if ((flow?.consumption === 'dropped' || flow?.consumption === 'then') && !flow.tags.includes('nested-callback')) {
+  if (!isError && (flow?.consumption === 'dropped' || flow?.consumption === 'then') && !flow.tags.includes('nested-callback')) {
     return refuse('fire-and-forget', `the ${label} promise is not awaited by the handler, so the request may be gone when it settles; await it or drop the question.`);
   }
   if (flow?.consumption === 'parallel' || flow?.tags.includes('parallel')) {
     return refuse('parallel', 'questions asked in parallel (Promise.all/race) cannot be split into rounds automatically; ask them in one inputRequired() with several keys.');
   }
-  if (flow?.consumption === 'stored') {
+  if (!isError && flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
   }
   if (context.type === 'helper') {
     return refuse('unsupported-construct', `asked inside helper ${context.helperName}() (reached from ${describeHandlers(context.handlers)}); rewriting helpers is not supported yet.`);
   }
   if (raw.kind === 'url-elicitation') {
-    return refuse('unsupported-construct', 'URL-mode elicitation is not rewritten yet; return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand.');
+    if (raw.api !== 'UrlElicitationRequiredError') {
+      return refuse('unsupported-construct', 'a pushed URL-mode elicitInput() is not rewritten: the 2025 client correlates its elicitationId with notifications/elicitation/complete, which a 2026 URL question has no place for (inputRequired.elicitUrl takes only message and url; the legacy shim synthesizes its own id and does not bridge the completion notification). Return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand and keep the correlation in requestState.');
+    }
+    return urlThrowVerdict(ts, f, all, resolver);
   }
   if (!flow) return refuse('unsupported-construct', 'the question is not inside a function.');
   if (flow.tags.includes('loop')) {
@@ -241,6 +251,82 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   // Dropping options changes what the question can do (time out, be aborted): never silently.
   notes.push(...f.options.notes);
   return { kind: 'migrate', review: notes.length > 0, notes };
+}
+
+/**
+ * `throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId, url, message }])`: the 2025
+ * client answers the -32042 error by having the user open the URL and sending the same call again,
+ * which runs the handler from the top. The rewrite returns the URL as an input-required question
+ * and, when the answer is accept, runs the handler from the top again (see rewriteUrlHandler).
+ */
+function urlThrowVerdict(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver): Verdict {
+  const { raw, context, flow } = f;
+  if (context.type !== 'handler' || !flow) return refuse('unsupported-construct', 'the UrlElicitationRequiredError is not built inside a handler.');
+  const handler = context.handler;
+  let node: ts.Node = raw.call;
+  while (node.parent && ts.isParenthesizedExpression(node.parent)) node = node.parent;
+  const thrown = node.parent;
+  if (!thrown || !ts.isThrowStatement(thrown)) {
+    return refuse('unsupported-construct', 'the UrlElicitationRequiredError is not thrown where it is built; write `throw new UrlElicitationRequiredError([...])` so the rewrite can return the URL question in its place.');
+  }
+  if (flow.tags.includes('nested-callback')) {
+    return refuse('nested-callback', 'the UrlElicitationRequiredError is thrown inside a callback nested in the handler, not by the handler itself; throw it from the handler body.');
+  }
+  for (let n: ts.Node = thrown; n.parent && n !== handler.fn; n = n.parent) {
+    const parent = n.parent;
+    if (ts.isTryStatement(parent) && parent.tryBlock === n && parent.catchClause) {
+      return refuse('unsupported-construct', 'the UrlElicitationRequiredError is thrown inside a try with a catch, which sees the error in the legacy flow but would not see a returned question; move the throw out of the try.');
+    }
+    if (ts.isTryStatement(parent) && parent.catchClause === n) {
+      return refuse('unsupported-construct', 'the UrlElicitationRequiredError is thrown from a catch block; questions inside a catch block are not rewritten yet.');
+    }
+  }
+  const [elicitations, message, ...rest] = raw.call.arguments ?? [];
+  const list = elicitations && skipOuter(ts, elicitations);
+  if (!list || !ts.isArrayLiteralExpression(list) || list.elements.length !== 1 || rest.length > 0) {
+    return refuse('unsupported-construct', 'only a UrlElicitationRequiredError with one elicitation written as an array literal is rewritten (one question per round); several URLs need one inputRequired.elicitUrl() each, by hand.');
+  }
+  const element = skipOuter(ts, list.elements[0]!);
+  if (!ts.isObjectLiteralExpression(element)) return refuse('unsupported-construct', 'the elicitation is not an object literal; write { mode: \'url\', elicitationId, url, message } inline.');
+  const names = new Set<string>();
+  for (const property of element.properties) {
+    if (!(ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) || ts.isComputedPropertyName(property.name)) {
+      return refuse('unsupported-construct', 'the elicitation object has a spread, method or computed key; write { mode: \'url\', elicitationId, url, message } out.');
+    }
+    const name = property.name.getText().replace(/['"]/g, '');
+    if (!['mode', 'elicitationId', 'url', 'message'].includes(name)) {
+      return refuse('unsupported-construct', `the elicitation carries \`${name}\`, which inputRequired.elicitUrl({ message, url }) has no place for; migrate by hand.`);
+    }
+    names.add(name);
+  }
+  if (!names.has('url') || !names.has('message')) return refuse('unsupported-construct', 'the elicitation does not spell out url and message; write them in the object literal.');
+  if (message && !isConstantText(ts, message)) {
+    return refuse('unsupported-construct', 'the error message is computed; the rewrite re-uses it when the user declines, so write it as a string literal or drop it.');
+  }
+  const shapeProblem = handlerShapeProblem(ts, handler, flow);
+  if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
+  const other = all.find(o => o !== f && o.raw.kind !== 'capability-guard' && !(o.raw.kind === 'url-elicitation' && o.raw.api === 'UrlElicitationRequiredError') &&
+    o.context.type === 'handler' && o.context.handler === handler);
+  if (other) {
+    return refuse('unsupported-construct', 'the handler also asks push-style questions; a handler that both asks and throws UrlElicitationRequiredError is not rewritten yet.');
+  }
+  if (all.some(o => o.raw.kind === 'capability-guard' &&
+      ((o.context.type === 'handler' && o.context.handler === handler) || (o.context.type === 'helper' && o.context.handlers.includes(handler))))) {
+    return refuse('unsupported-construct', 'the handler guards on getClientCapabilities(), which is initialize-scoped and not per request on 2026-07-28; guard rewriting is not supported yet.');
+  }
+  if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
+    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
+  }
+  return {
+    kind: 'migrate',
+    review: true,
+    notes: ['the URL travels as an inputRequired.elicitUrl() question; accepted, the handler runs again from the top, as the 2025 client\'s retry after -32042 did; declined or cancelled, the call fails with the error\'s message (2026-07-28 has no -32042 error), where the 2025 client would have stopped with the -32042 error'],
+  };
+}
+
+function isConstantText(ts: TS, expr: ts.Expression): boolean {
+  const e = skipOuter(ts, expr);
+  return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e);
 }
 
 /** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */
@@ -377,8 +463,12 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
       .filter(i => sites[i]!.kind === 'elicitation' || sites[i]!.kind === 'sampling' || sites[i]!.kind === 'roots')
       .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }))
       .sort((a, b) => a.site.start - b.site.start);
-    if (questions.length === 0) continue;
-    plans.push({ handler, questions, constructions: serverConstructions(ts, handler.receiver, resolver) });
+    const urlThrows = indices
+      .filter(i => sites[i]!.kind === 'url-elicitation' && sites[i]!.api === 'UrlElicitationRequiredError')
+      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }))
+      .sort((a, b) => a.site.start - b.site.start);
+    if (questions.length === 0 && urlThrows.length === 0) continue;
+    plans.push({ handler, questions, urlThrows, constructions: serverConstructions(ts, handler.receiver, resolver) });
   }
   return plans;
 }

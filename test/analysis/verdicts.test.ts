@@ -58,7 +58,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '6 refuse:fire-and-forget', '7 refuse:parallel', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
     ]);
     expect(hint(typed.sites[3]!)).toMatch(/inside helper helper\(\)/);
-    expect(hint(typed.sites[4]!)).toMatch(/URL-mode elicitation/);
+    expect(hint(typed.sites[4]!)).toMatch(/a pushed URL-mode elicitInput\(\) is not rewritten: the 2025 client correlates its elicitationId/);
   });
 
   it('loops come before nested callbacks, nested callbacks before catch blocks', () => {
@@ -207,6 +207,43 @@ describe('call options', () => {
         expect(verdicts(analysis), options).toEqual(['8 refuse:unsupported-construct']);
         expect(hint(analysis.sites[0]!), options).toMatch(expected);
       }
+    }
+  });
+});
+
+describe('URL elicitation thrown as UrlElicitationRequiredError', () => {
+  const prelude = [...V2.slice(0, 1), "import { UrlElicitationRequiredError } from '@modelcontextprotocol/server';", ...V2.slice(1), 'declare const granted: (user: string) => boolean;'];
+  const ELICITATION = "{ mode: 'url', elicitationId: `c-${user}`, url: `https://auth.example.com/?state=c-${user}`, message: 'Connect' }";
+  const tool = (...body: string[]): string =>
+    [...prelude, "server.registerTool('connect', { inputSchema: z.object({ user: z.string() }) }, async ({ user }) => {", ...body, "  return { content: [] };", '});'].join('\n');
+
+  it('migrates `throw new UrlElicitationRequiredError([one literal])`, for review, with what decline does', () => {
+    const { typed, untyped } = analyzeBoth(tool(`  if (!granted(user)) throw new UrlElicitationRequiredError([${ELICITATION}], 'Not connected');`));
+    for (const analysis of [typed, untyped]) {
+      expect(verdicts(analysis)).toEqual(['7 review']);
+      const verdict = analysis.sites[0]!.verdict;
+      expect(verdict.kind === 'migrate' && verdict.notes).toEqual([expect.stringMatching(/accepted, the handler runs again from the top, as the 2025 client's retry after -32042 did; declined or cancelled, the call fails with the error's message/)]);
+      expect(analysis.plans.map(p => [p.questions.length, p.urlThrows.length])).toEqual([[0, 1]]);
+    }
+  });
+
+  it('stays refused where the returned question would not behave like the thrown error', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [[`  try { throw new UrlElicitationRequiredError([${ELICITATION}]); } catch (e) { throw e; }`], /inside a try with a catch/],
+      [[`  const error = new UrlElicitationRequiredError([${ELICITATION}]);`, '  throw error;'], /not thrown where it is built/],
+      [[`  throw new UrlElicitationRequiredError([${ELICITATION}, ${ELICITATION}]);`], /one elicitation written as an array literal/],
+      [['  throw new UrlElicitationRequiredError(pending(user));'], /one elicitation written as an array literal/],
+      [[`  throw new UrlElicitationRequiredError([${ELICITATION}], \`Connect \${user}\`);`], /the error message is computed/],
+      [["  throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId: 'e', url: 'https://a.example', message: 'm', _meta: { a: 1 } }]);"], /carries `_meta`/],
+      [[`  [user].forEach(u => { if (!granted(u)) throw new UrlElicitationRequiredError([${ELICITATION}]); });`], /thrown inside a callback nested in the handler/],
+      [['  const answer = await ctx.mcpReq.elicitInput(' + FORM + ');', `  if (answer.action === 'accept') throw new UrlElicitationRequiredError([${ELICITATION}]);`], /also asks push-style questions/],
+    ];
+    for (const [body, expected] of cases) {
+      const text = tool(...body).replace('async ({ user }) =>', 'async ({ user }, ctx) =>').replace('declare const granted', 'declare const pending: (user: string) => never[];\ndeclare const granted');
+      const analysis = analyzeSnippet(text, { typed: true });
+      const site = analysis.sites.find(s => s.kind === 'url-elicitation')!;
+      expect(verdictNotation(site.verdict), body.join(' ')).toBe(expected.source.startsWith('thrown inside a callback') ? 'refuse:nested-callback' : 'refuse:unsupported-construct');
+      expect(hint(site), body.join(' ')).toMatch(expected);
     }
   });
 });

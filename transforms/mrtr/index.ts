@@ -7,6 +7,7 @@ import type { SiteReport } from '../../src/report/model.js';
 import type { Transform, TransformContext, TransformResult } from '../types.js';
 import { moduleSupportEdits } from './moduleSupport.js';
 import { rewriteHandler, type HandlerRewrite, type ModuleNames } from './rewriteHandler.js';
+import { rewriteUrlHandler } from './rewriteUrlHandler.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
 
 /**
@@ -66,7 +67,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const constructions = new Set<ts.NewExpression>();
     for (const plan of analysis.plans) {
       const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
-      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker }, plan);
+      const env = { ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker };
+      const rewrite = plan.urlThrows.length > 0 ? rewriteUrlHandler(env, plan) : rewriteHandler(env, plan);
       rewrites.set(plan, rewrite);
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);

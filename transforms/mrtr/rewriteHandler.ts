@@ -501,7 +501,7 @@ function preferredStep(ts: TS, q: QuestionPlan): string {
   return q.site.kind;
 }
 
-function uniqueStep(preferred: string, used: Set<string>): string {
+export function uniqueStep(preferred: string, used: Set<string>): string {
   let step = preferred;
   for (let i = 2; used.has(step); i++) step = `${preferred}${i}`;
   used.add(step);
@@ -518,7 +518,7 @@ function stateType(env: RewriteEnv, questions: Question[]): string {
 }
 
 /** The tool / prompt / resource name the state is bound to. */
-function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
+export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
   const h = plan.handler;
   if (h.registration !== 'setRequestHandler') return quoteLike(env, h.name!);
   const request = (fn.parameters[0]!.name as ts.Identifier).text;
@@ -533,7 +533,7 @@ function quoteLike(env: RewriteEnv, value: string): string {
 }
 
 /** The arguments the state is bound to: what the handler receives besides its context. */
-function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
+export function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const { ts } = env;
   const h = plan.handler;
   if (h.registration === 'setRequestHandler') {
@@ -555,7 +555,7 @@ function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLike
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
  * name; missing ones are added (`_args`, `ctx`).
  */
-function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
+export function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
@@ -580,7 +580,7 @@ function ensureParameter(env: RewriteEnv, fn: ts.FunctionLikeDeclaration, index:
 }
 
 /** Names free inside one handler: nothing it or its enclosing scopes declare or use. */
-class LocalNames {
+export class LocalNames {
   private readonly taken = new Set<string>();
 
   constructor(ts: TS, fn: ts.FunctionLikeDeclaration) {
