@@ -83,6 +83,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
       sdkTypes: new Set(all.flatMap(r => [...r.sdkTypes])),
       constructions: [...constructions],
+      unusedImports: unusedAfterUrlRewrite(ts, sourceFile, analysis.plans),
     }));
   }
   edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
@@ -92,6 +93,24 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
   return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated };
+}
+
+/**
+ * `UrlElicitationRequiredError`, when every use of it was a throw the rewrite replaced: left
+ * imported, it would be an unused import (an error under noUnusedLocals, which rolls the file back).
+ */
+function unusedAfterUrlRewrite(ts: TS, sourceFile: ts.SourceFile, plans: HandlerPlan[]): Set<string> {
+  const name = 'UrlElicitationRequiredError';
+  const replaced = plans.flatMap(p => p.urlThrows.map(q => q.raw.call));
+  if (replaced.length === 0) return new Set();
+  let used = false;
+  const visit = (node: ts.Node): void => {
+    if (used || ts.isImportDeclaration(node) || replaced.includes(node as ts.NewExpression)) return;
+    if (ts.isIdentifier(node) && node.text === name) used = true;
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return used ? new Set() : new Set([name]);
 }
 
 const MARKER = 'mrtr-migrate:';
