@@ -1,4 +1,5 @@
 import type * as ts from 'typescript';
+import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
 import { statementList } from './continuation.js';
 import { forEachValueIdentifier, isWriteReference, resolveIdentifier, resolveName } from './scope.js';
@@ -45,6 +46,11 @@ export interface HandlerPlan {
   questions: QuestionPlan[];
   /** Its `getClientCapabilities()` reads, rewritten to per-request reads wherever its code is copied. */
   guards: Site[];
+  /**
+   * `throw new UrlElicitationRequiredError(...)` sites, in source order. A handler has these or
+   * questions, never both (the verdict refuses the mix).
+   */
+  urlThrows: QuestionPlan[];
   /** The server constructions in this file the codec is wired into. */
   constructions: ts.NewExpression[];
 }
@@ -66,7 +72,7 @@ interface Facts {
   flow: FlowInfo | undefined;
   live: LiveLocalsResult | undefined;
   effects: string[];
-  options: string[];
+  options: CallOptions;
 }
 
 export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
@@ -133,15 +139,15 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
       });
       effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, call, isQuietCall, checker);
     }
-    return { raw, context, flow, live, effects, options: optionNames(ts, raw.options) };
+    return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker) };
   };
   const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
 
   const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall };
   const chains = new Map<number, HelperChain>();
   const verdicts = facts.map((f, i) => {
-    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, resolver, checker);
-    const first = verdictFor(ts, f, resolver, checker, true);
+    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolver, checker);
+    const first = verdictFor(ts, f, facts, resolver, checker, true);
     if (first.kind === 'refuse') return first;
     const chain = helperChain(f.context.helper, f.raw.call, { type: 'push', raw: f.raw }, new Set());
     if (chain.verdict.kind === 'migrate') chains.set(i, chain);
@@ -176,7 +182,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
       } else if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
         const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
-        verdict = verdictFor(ts, callerFacts, resolver, checker);
+        verdict = verdictFor(ts, callerFacts, facts, resolver, checker);
         if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
       } else {
         const up = helperChain(context.helper, caller, { type: 'helper', call: caller, split }, new Set(seen).add(fn));
@@ -232,19 +238,9 @@ function toSite(ts: TS, sourceFile: ts.SourceFile, f: Facts, verdict: Verdict): 
     controlFlow: f.flow?.tags ?? [],
     liveLocals: f.live?.locals ?? [],
     sideEffectsBefore: f.effects,
-    callOptions: f.options,
+    callOptions: f.options.names,
     verdict,
   };
-}
-
-function optionNames(ts: TS, options: ts.Expression | undefined): string[] {
-  if (!options) return [];
-  const e = skipOuter(ts, options);
-  if (ts.isObjectLiteralExpression(e)) {
-    return e.properties.map(p => (p.name ? p.name.getText().replace(/['"]/g, '') : '<spread>'));
-  }
-  if (e.kind === ts.SyntaxKind.UndefinedKeyword || (ts.isIdentifier(e) && e.text === 'undefined')) return [];
-  return ['<expression>'];
 }
 
 const refuse = (reason: RefusalReason, hint: string): Verdict => ({ kind: 'refuse', reason, hint });
@@ -263,7 +259,7 @@ const API_LABEL: Record<SiteApi, string> = {
 };
 
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
-function verdictFor(ts: TS, f: Facts, resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
+function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
   const label = API_LABEL[raw.api];
 
@@ -288,8 +284,9 @@ function verdictFor(ts: TS, f: Facts, resolver: SdkResolver, checker: ts.TypeChe
   if (context.type === 'handler' && !MRTR_METHODS.has(context.handler.method)) {
     return refuse('handler-kind', `a ${context.handler.method} handler cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
   }
-
-  if (flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
+  // An error object is not a promise: where it is thrown (or not) is judged in urlThrowVerdict.
+  const isError = raw.api === 'UrlElicitationRequiredError';
+  if (!isError && flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
     return refuse('unsupported-construct', `the ${label} answer is consumed through .then()/.catch(); await the call in its own statement instead.`);
   }
   // Inside a callback (`new Promise(resolve => ask().then(resolve))`) the callback is the problem, not the chain.
@@ -299,11 +296,14 @@ function verdictFor(ts: TS, f: Facts, resolver: SdkResolver, checker: ts.TypeChe
   if (flow?.consumption === 'parallel' || flow?.tags.includes('parallel')) {
     return refuse('parallel', 'questions asked in parallel (Promise.all/race) cannot be split into rounds automatically; ask them in one inputRequired() with several keys.');
   }
-  if (flow?.consumption === 'stored') {
+  if (!isError && flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
   }
   if (raw.kind === 'url-elicitation') {
-    return refuse('unsupported-construct', 'URL-mode elicitation is not rewritten yet; return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand.');
+    if (raw.api !== 'UrlElicitationRequiredError') {
+      return refuse('unsupported-construct', 'a pushed URL-mode elicitInput() is not rewritten: the 2025 client correlates its elicitationId with notifications/elicitation/complete, which a 2026 URL question has no place for (inputRequired.elicitUrl takes only message and url; the legacy shim synthesizes its own id and does not bridge the completion notification). Return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand and keep the correlation in requestState.');
+    }
+    return urlThrowVerdict(ts, f, all, resolver);
   }
   // In a helper, the split (helpers.ts) and the calling handlers decide the rest.
   if (inHelper) return questionCallProblem(ts, f, checker) ?? { kind: 'migrate', review: false, notes: [] };
@@ -344,7 +344,88 @@ function verdictFor(ts: TS, f: Facts, resolver: SdkResolver, checker: ts.TypeChe
   }
   const notes: string[] = [];
   if (f.effects.length > 0) notes.push(`side effects before the question run in the asking round; if the client never retries, the code after it never runs (${f.effects.join('; ')})`);
-  return { kind: 'migrate', review: f.effects.length > 0, notes };
+  // Dropping options changes what the question can do (time out, be aborted): never silently.
+  notes.push(...f.options.notes);
+  return { kind: 'migrate', review: notes.length > 0, notes };
+}
+
+/**
+ * `throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId, url, message }])`: the 2025
+ * client answers the -32042 error by having the user open the URL and sending the same call again,
+ * which runs the handler from the top. The rewrite returns the URL as an input-required question
+ * and, when the answer is accept, runs the handler from the top again (see rewriteUrlHandler).
+ */
+function urlThrowVerdict(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver): Verdict {
+  const { raw, context, flow } = f;
+  if (context.type !== 'handler' || !flow) return refuse('unsupported-construct', 'the UrlElicitationRequiredError is not built inside a handler.');
+  const handler = context.handler;
+  let node: ts.Node = raw.call;
+  while (node.parent && ts.isParenthesizedExpression(node.parent)) node = node.parent;
+  const thrown = node.parent;
+  if (!thrown || !ts.isThrowStatement(thrown)) {
+    return refuse('unsupported-construct', 'the UrlElicitationRequiredError is not thrown where it is built; write `throw new UrlElicitationRequiredError([...])` so the rewrite can return the URL question in its place.');
+  }
+  if (flow.tags.includes('nested-callback')) {
+    return refuse('nested-callback', 'the UrlElicitationRequiredError is thrown inside a callback nested in the handler, not by the handler itself; throw it from the handler body.');
+  }
+  for (let n: ts.Node = thrown; n.parent && n !== handler.fn; n = n.parent) {
+    const parent = n.parent;
+    if (ts.isTryStatement(parent) && parent.tryBlock === n && parent.catchClause) {
+      return refuse('unsupported-construct', 'the UrlElicitationRequiredError is thrown inside a try with a catch, which sees the error in the legacy flow but would not see a returned question; move the throw out of the try.');
+    }
+    if (ts.isTryStatement(parent) && parent.catchClause === n) {
+      return refuse('unsupported-construct', 'the UrlElicitationRequiredError is thrown from a catch block; questions inside a catch block are not rewritten yet.');
+    }
+  }
+  const [elicitations, message, ...rest] = raw.call.arguments ?? [];
+  const list = elicitations && skipOuter(ts, elicitations);
+  if (!list || !ts.isArrayLiteralExpression(list) || list.elements.length !== 1 || rest.length > 0) {
+    return refuse('unsupported-construct', 'only a UrlElicitationRequiredError with one elicitation written as an array literal is rewritten (one question per round); several URLs need one inputRequired.elicitUrl() each, by hand.');
+  }
+  const element = skipOuter(ts, list.elements[0]!);
+  if (!ts.isObjectLiteralExpression(element)) return refuse('unsupported-construct', 'the elicitation is not an object literal; write { mode: \'url\', elicitationId, url, message } inline.');
+  const names = new Set<string>();
+  for (const property of element.properties) {
+    if (!(ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) || ts.isComputedPropertyName(property.name)) {
+      return refuse('unsupported-construct', 'the elicitation object has a spread, method or computed key; write { mode: \'url\', elicitationId, url, message } out.');
+    }
+    const name = property.name.getText().replace(/['"]/g, '');
+    if (!['mode', 'elicitationId', 'url', 'message'].includes(name)) {
+      return refuse('unsupported-construct', `the elicitation carries \`${name}\`, which inputRequired.elicitUrl({ message, url }) has no place for; migrate by hand.`);
+    }
+    names.add(name);
+  }
+  if (!names.has('url') || !names.has('message')) return refuse('unsupported-construct', 'the elicitation does not spell out url and message; write them in the object literal.');
+  if (message && !isConstantText(ts, message)) {
+    return refuse('unsupported-construct', 'the error message is computed; the rewrite re-uses it when the user declines, so write it as a string literal or drop it.');
+  }
+  const shapeProblem = handlerShapeProblem(ts, handler, flow);
+  if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
+  const other = all.find(o => o !== f && o.raw.kind !== 'capability-guard' && !(o.raw.kind === 'url-elicitation' && o.raw.api === 'UrlElicitationRequiredError') &&
+    o.context.type === 'handler' && o.context.handler === handler);
+  if (other) {
+    return refuse('unsupported-construct', 'the handler also asks push-style questions; a handler that both asks and throws UrlElicitationRequiredError is not rewritten yet.');
+  }
+  // A helper that asks on the handler's behalf is a question too; the URL rewrite does not rewrite guards.
+  if (all.some(o => o.context.type === 'helper' && o.context.handlers.includes(handler) && o.raw.kind !== 'url-elicitation')) {
+    return refuse('unsupported-construct', 'the handler also asks through a helper or guards on capabilities in one; a handler that both asks and throws UrlElicitationRequiredError is not rewritten yet.');
+  }
+  if (all.some(o => o.raw.kind === 'capability-guard' && o.context.type === 'handler' && o.context.handler === handler)) {
+    return refuse('unsupported-construct', 'the handler also guards on getClientCapabilities(); a handler that both guards and throws UrlElicitationRequiredError is not rewritten yet.');
+  }
+  if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
+    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
+  }
+  return {
+    kind: 'migrate',
+    review: true,
+    notes: ['the URL travels as an inputRequired.elicitUrl() question; accepted, the handler runs again from the top, as the 2025 client\'s retry after -32042 did; declined or cancelled, the call fails with the error\'s message (2026-07-28 has no -32042 error), where the 2025 client would have stopped with the -32042 error'],
+  };
+}
+
+function isConstantText(ts: TS, expr: ts.Expression): boolean {
+  const e = skipOuter(ts, expr);
+  return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e);
 }
 
 /** What the push call itself must be for the rewrite to rebuild it as an inputRequired() request. */
@@ -356,9 +437,7 @@ function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefin
   if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params, checker)) {
     return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
   }
-  if (f.options.length > 0) {
-    return refuse('unsupported-construct', `call options (${f.options.join(', ')}) are not carried over yet; MRTR rounds have no per-question timeout or signal.`);
-  }
+  if (f.options.problem) return refuse('unsupported-construct', f.options.problem);
   return undefined;
 }
 
@@ -546,9 +625,13 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
       .filter(q => q.facts.context.type === 'handler' && q.facts.context.handler === handler)
       .map(q => ({ site: sites[i]!, raw: q.facts.raw, flow: q.facts.flow!, live: q.facts.live!, helper: { call: q.call, split: q.split } })));
     const questions = [...direct, ...viaHelpers].sort((a, b) => a.flow.awaited.getStart() - b.flow.awaited.getStart());
-    if (questions.length === 0) continue;
+    const urlThrows = (byHandler.get(handler) ?? [])
+      .filter(i => sites[i]!.kind === 'url-elicitation' && sites[i]!.api === 'UrlElicitationRequiredError')
+      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }))
+      .sort((a, b) => a.site.start - b.site.start);
+    if (questions.length === 0 && urlThrows.length === 0) continue;
     const guards = (byHandler.get(handler) ?? []).filter(i => sites[i]!.kind === 'capability-guard').map(i => sites[i]!);
-    plans.push({ handler, questions, guards, constructions: serverConstructions(ts, handler.receiver, resolver) });
+    plans.push({ handler, questions, guards, urlThrows, constructions: serverConstructions(ts, handler.receiver, resolver) });
   }
   return plans;
 }

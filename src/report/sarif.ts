@@ -6,7 +6,8 @@ import { reasonOf } from './summary.js';
 /**
  * `--format sarif`: SARIF 2.1.0 for GitHub code scanning. One result per site that needs a person:
  * refused (error: the call throws on 2026-07-28 requests), rolled back or not written (error), and
- * migrated-for-review (warning: code before the question has side effects). Rule ids are stable:
+ * migrated-for-review (warning: code before the question has side effects, call options were dropped,
+ * or a URL elicitation's decline path changed form). Rule ids are stable:
  * `mrtr/refused/<reason>`, `mrtr/rolled-back`, `mrtr/not-written`, `mrtr/review`.
  */
 
@@ -22,7 +23,7 @@ interface Rule {
 function ruleFor(site: SiteReport): Rule | undefined {
   if (site.status === 'migrated') return undefined;
   if (site.status === 'migrated-for-review') {
-    return rule('mrtr/review', 'MigratedForReview', 'Migrated; review the code that runs before the question', 'The handler was rewritten to multi round-trip requests, but code before the question has side effects outside the handler. It runs in the asking round; if the client never retries, the code after the question never runs.', 'warning');
+    return rule('mrtr/review', 'MigratedForReview', 'Migrated; review the notes', 'The handler was rewritten to multi round-trip requests, with something to review (the notes say what): code before the question has side effects outside the handler (it runs in the asking round; if the client never retries, the code after the question never runs), the push call passed request options (timeout, signal, ...) that have no place in a multi round-trip flow and were dropped, or a UrlElicitationRequiredError became a URL question whose decline now fails the call with the error\'s message instead of -32042.', 'warning');
   }
   if (site.status === 'rolled-back') {
     return rule('mrtr/rolled-back', 'RolledBack', 'Rewrite rolled back: it added type errors', 'mrtr-migrate rewrote the handler but the result added type errors, so the file was restored. Migrate the handler by hand.', 'error');

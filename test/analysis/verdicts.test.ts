@@ -58,7 +58,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '6 refuse:fire-and-forget', '7 refuse:parallel', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
     ]);
     expect(hint(typed.sites[3]!)).toMatch(/URL-mode/);
-    expect(hint(typed.sites[4]!)).toMatch(/URL-mode elicitation/);
+    expect(hint(typed.sites[4]!)).toMatch(/a pushed URL-mode elicitInput\(\) is not rewritten: the 2025 client correlates its elicitationId/);
   });
 
   it('loops come before nested callbacks, nested callbacks before catch blocks', () => {
@@ -85,12 +85,12 @@ describe('verdict order: the first reason that applies is the one reported', () 
       ...prelude,
       "server.registerTool('t', {}, async (ctx) => {",
       '  const at = new Date();',
-      `  const a = await ctx.mcpReq.elicitInput(${FORM}, { timeout: 5 });`,
+      '  const a = await ctx.mcpReq.elicitInput(' + FORM + ', { timeout: Number(process.env.WAIT) });',
       "  return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
       '});',
     ].join('\n'), { typed: true });
     expect(verdicts(options)).toEqual(['7 refuse:unsupported-construct']);
-    expect(hint(options.sites[0]!)).toMatch(/call options \(timeout\)/);
+    expect(hint(options.sites[0]!)).toMatch(/value of call option timeout \(`Number\(process\.env\.WAIT\)`\) would be dropped/);
 
     // A guard no longer blocks its handler: the question's own problem (the Date local) is reported, and the guard waits with it.
     const guard = analyzeSnippet([
@@ -133,6 +133,118 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(hint(typed.sites[0]!)).toMatch(/`at` \(Date\)/);
     expect(verdicts(untyped)).toEqual(['8 refuse:unknown-local-type']);
     expect(hint(untyped.sites[0]!)).toMatch(/`anything`/);
+  });
+});
+
+describe('call options', () => {
+  const notes = (site: Site): string[] => (site.verdict.kind === 'migrate' ? site.verdict.notes : []);
+  const handler = (...body: string[]): string => [...V2, "server.registerTool('t', {}, async (ctx) => {", ...body, '});'].join('\n');
+
+  it('are dropped with one note per option, and reading them does not make a local live', () => {
+    const { typed, untyped } = analyzeBoth(handler(
+      '  const controller = new AbortController();',
+      '  const wait = 30_000;',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, { timeout: wait * 2, signal: controller.signal, relatedRequestId: ctx.mcpReq.id });`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+    ));
+    for (const analysis of [typed, untyped]) {
+      expect(verdicts(analysis)).toEqual(['7 review']);
+      const site = analysis.sites[0]!;
+      expect(site.callOptions).toEqual(['timeout', 'signal', 'relatedRequestId']);
+      expect(site.liveLocals).toEqual([]);
+      expect(notes(site)).toEqual([
+        expect.stringMatching(/^side effects before the question .*new AbortController\(\)/),
+        expect.stringMatching(/^timeout dropped: there is no per-question wait any more; .*requestState TTL/),
+        expect.stringMatching(/^signal dropped: .*cancelling the tool call \(ctx\.mcpReq\.signal\) ends the flow/),
+        expect.stringMatching(/^relatedRequestId dropped: the question now travels in the result of the call itself/),
+      ]);
+      expect(analysis.plans).toHaveLength(1);
+    }
+  });
+
+  it('passed as a constant are read from its initializer, or from its type', () => {
+    const { typed, untyped } = analyzeBoth(handler(
+      '  const opts = { timeout: 5_000 };',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, opts);`,
+      "  return { content: [{ type: 'text', text: a.action }] };",
+    ));
+    expect(verdicts(typed)).toEqual(['6 review']);
+    expect(verdicts(untyped)).toEqual(['6 review']);
+    expect(notes(typed.sites[0]!)).toEqual([expect.stringMatching(/^timeout dropped/)]);
+
+    const param = [
+      ...V2,
+      "import type { RequestOptions, ServerContext } from '@modelcontextprotocol/server';",
+      'async function ask(ctx: ServerContext, opts: { timeout: number }) {',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, opts);`,
+      '  return a;',
+      '}',
+      "server.registerTool('t', {}, async (ctx) => ({ content: [{ type: 'text', text: (await ask(ctx, { timeout: 1 })).action }] }));",
+      'export type { RequestOptions };',
+    ].join('\n');
+    // Asked in a helper (refused for that), but the options themselves are judged from the type.
+    const viaType = analyzeBoth(param);
+    expect(viaType.typed.sites[0]!.callOptions).toEqual(['timeout']);
+    expect(viaType.untyped.sites[0]!.callOptions).toEqual(['<opts>']);
+  });
+
+  it('stay refused when dropping them is not safe or has no MRTR meaning', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['{ timeout: computeWait() }', /value of call option timeout \(`computeWait\(\)`\) would be dropped with the call and may have side effects/],
+      ['{ ...defaults }', /spread another object/],
+      ['makeOptions()', /computed by an expression the rewrite would drop/],
+      ["{ relatedTask: { taskId: 't1' } }", /relatedTask queues the question on a task .*deprecated wire vocabulary/],
+      ['{ task: { ttl: 1000 } }', /task asks the client to answer the question as a task/],
+      ['{ retries: 3 }', /call option retries is not a known request option/],
+    ];
+    for (const [options, expected] of cases) {
+      const { typed, untyped } = analyzeBoth(handler(
+        'const defaults = { timeout: 1 };',
+        `  const a = await ctx.mcpReq.elicitInput(${FORM}, ${options});`,
+        "  return { content: [{ type: 'text', text: a.action }] };",
+      ).replace("server.registerTool", 'declare function computeWait(): number;\ndeclare function makeOptions(): { timeout: number };\nserver.registerTool'));
+      for (const analysis of [typed, untyped]) {
+        expect(verdicts(analysis), options).toEqual(['8 refuse:unsupported-construct']);
+        expect(hint(analysis.sites[0]!), options).toMatch(expected);
+      }
+    }
+  });
+});
+
+describe('URL elicitation thrown as UrlElicitationRequiredError', () => {
+  const prelude = [...V2.slice(0, 1), "import { UrlElicitationRequiredError } from '@modelcontextprotocol/server';", ...V2.slice(1), 'declare const granted: (user: string) => boolean;'];
+  const ELICITATION = "{ mode: 'url', elicitationId: `c-${user}`, url: `https://auth.example.com/?state=c-${user}`, message: 'Connect' }";
+  const tool = (...body: string[]): string =>
+    [...prelude, "server.registerTool('connect', { inputSchema: z.object({ user: z.string() }) }, async ({ user }) => {", ...body, "  return { content: [] };", '});'].join('\n');
+
+  it('migrates `throw new UrlElicitationRequiredError([one literal])`, for review, with what decline does', () => {
+    const { typed, untyped } = analyzeBoth(tool(`  if (!granted(user)) throw new UrlElicitationRequiredError([${ELICITATION}], 'Not connected');`));
+    for (const analysis of [typed, untyped]) {
+      expect(verdicts(analysis)).toEqual(['7 review']);
+      const verdict = analysis.sites[0]!.verdict;
+      expect(verdict.kind === 'migrate' && verdict.notes).toEqual([expect.stringMatching(/accepted, the handler runs again from the top, as the 2025 client's retry after -32042 did; declined or cancelled, the call fails with the error's message/)]);
+      expect(analysis.plans.map(p => [p.questions.length, p.urlThrows.length])).toEqual([[0, 1]]);
+    }
+  });
+
+  it('stays refused where the returned question would not behave like the thrown error', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [[`  try { throw new UrlElicitationRequiredError([${ELICITATION}]); } catch (e) { throw e; }`], /inside a try with a catch/],
+      [[`  const error = new UrlElicitationRequiredError([${ELICITATION}]);`, '  throw error;'], /not thrown where it is built/],
+      [[`  throw new UrlElicitationRequiredError([${ELICITATION}, ${ELICITATION}]);`], /one elicitation written as an array literal/],
+      [['  throw new UrlElicitationRequiredError(pending(user));'], /one elicitation written as an array literal/],
+      [[`  throw new UrlElicitationRequiredError([${ELICITATION}], \`Connect \${user}\`);`], /the error message is computed/],
+      [["  throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId: 'e', url: 'https://a.example', message: 'm', _meta: { a: 1 } }]);"], /carries `_meta`/],
+      [[`  [user].forEach(u => { if (!granted(u)) throw new UrlElicitationRequiredError([${ELICITATION}]); });`], /thrown inside a callback nested in the handler/],
+      [['  const answer = await ctx.mcpReq.elicitInput(' + FORM + ');', `  if (answer.action === 'accept') throw new UrlElicitationRequiredError([${ELICITATION}]);`], /also asks push-style questions/],
+    ];
+    for (const [body, expected] of cases) {
+      const text = tool(...body).replace('async ({ user }) =>', 'async ({ user }, ctx) =>').replace('declare const granted', 'declare const pending: (user: string) => never[];\ndeclare const granted');
+      const analysis = analyzeSnippet(text, { typed: true });
+      const site = analysis.sites.find(s => s.kind === 'url-elicitation')!;
+      expect(verdictNotation(site.verdict), body.join(' ')).toBe(expected.source.startsWith('thrown inside a callback') ? 'refuse:nested-callback' : 'refuse:unsupported-construct');
+      expect(hint(site), body.join(' ')).toMatch(expected);
+    }
   });
 });
 

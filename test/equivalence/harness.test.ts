@@ -10,6 +10,7 @@ import {
   normaliseError,
   normaliseQuestion,
   normaliseResult,
+  normaliseUrlRefusal,
   ROOT,
   runLegacy,
   runModern,
@@ -53,6 +54,41 @@ describe('normalisation is minimal', () => {
     const v2 = Object.assign(new Error('Release notes were cancelled.'), { code: -32603 });
     expect(normaliseError(v1)).toEqual(normaliseError(v2));
     expect(normaliseError(new Error('plain'))).toEqual({ code: null, message: 'plain' });
+  });
+});
+
+describe('URL-mode elicitation', () => {
+  it('drops the elicitationId of URL-mode questions only', () => {
+    const url = { mode: 'url', elicitationId: 'e-1', url: 'https://example.com/a', message: 'm' };
+    expect(normaliseQuestion('elicitation/create', url)).toEqual({ method: 'elicitation/create', params: { mode: 'url', url: 'https://example.com/a', message: 'm' } });
+    // A form question never has one; if it had, it would be compared.
+    expect(normaliseQuestion('elicitation/create', { mode: 'form', elicitationId: 'x', message: 'm' })).toEqual({
+      method: 'elicitation/create',
+      params: { mode: 'form', elicitationId: 'x', message: 'm' },
+    });
+  });
+
+  it('reads a failed call after a declined or cancelled URL as the message the user saw, keeping the action', () => {
+    const legacy = { error: { code: -32042, message: 'URL elicitation required' } };
+    const tool = { result: { content: [{ type: 'text', text: 'URL elicitation required' }], isError: true } };
+    const prompt = { error: { code: -32603, message: 'URL elicitation required' } };
+    for (const outcome of [legacy, tool, prompt]) {
+      expect(normaliseUrlRefusal(outcome, 'decline')).toEqual({ urlElicitationNotCompleted: { action: 'decline', message: 'URL elicitation required' } });
+    }
+    expect(normaliseUrlRefusal(legacy, 'cancel')).not.toEqual(normaliseUrlRefusal(tool, 'decline'));
+  });
+
+  it('leaves every other outcome as it is', () => {
+    const legacy = { error: { code: -32042, message: 'URL elicitation required' } };
+    const tool = { result: { content: [{ type: 'text', text: 'URL elicitation required' }], isError: true } };
+    // Not after a declined URL: nothing changes.
+    expect(normaliseUrlRefusal(legacy, undefined)).toBe(legacy);
+    expect(normaliseUrlRefusal(tool, 'accept')).toBe(tool);
+    // Other shapes: a successful result, more content, another error code.
+    const ok = { result: { content: [{ type: 'text', text: 'URL elicitation required' }] } };
+    const more = { result: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], isError: true } };
+    const invalid = { error: { code: -32602, message: 'URL elicitation required' } };
+    for (const outcome of [ok, more, invalid]) expect(normaliseUrlRefusal(outcome, 'decline')).toBe(outcome);
   });
 });
 
@@ -163,4 +199,31 @@ describe('capability guards: calls of another client, and the era where an initi
     expect(comparable(stdio)).not.toStrictEqual(legacy);
     expect(stdio.results[0]).toEqual({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('needs a confirmation this client cannot give') }] } });
   });
+});
+
+describe('a wrong URL-elicitation migration is told apart on both eras', () => {
+  const fixture = loadCase(join(FIXTURES, 'v2-url-elicitation'));
+  const output = readFileSync(fixture.output!, 'utf8');
+  const mutantDir = join(ROOT, 'test-output', 'equivalence-mutants');
+
+  const mutants = {
+    // A declined URL is treated as completed: the handler runs again and asks again.
+    'decline-as-accept': ["if (urlResponse.action !== 'accept') throw new Error(state.message);", ''],
+    // The failure the user sees after declining says something else.
+    'other-message': ["message: 'URL elicitation required' }", "message: 'Not connected' }"],
+    // The URL points elsewhere.
+    'other-url': ['state=${connectionId}`', 'connection=${connectionId}`'],
+  } as const;
+
+  for (const [name, [from, to]] of Object.entries(mutants)) {
+    it(`${name}`, async () => {
+      expect(output).toContain(from);
+      mkdirSync(mutantDir, { recursive: true });
+      const file = join(mutantDir, `url-${name}.ts`);
+      writeFileSync(file, output.replace(from, to));
+      const legacy = comparable(await runLegacy(fixture.input, fixture.scenario));
+      expect(comparable(await runModern(file, fixture.scenario))).not.toStrictEqual(legacy);
+      expect(comparable(await runShim(file, fixture.scenario))).not.toStrictEqual(legacy);
+    });
+  }
 });

@@ -66,8 +66,15 @@ export interface Question {
   params?: unknown;
 }
 
-/** How one call ended: a result (without `_meta`) or a JSON-RPC (or client-side) error. */
-export type CallOutcome = { result: unknown } | { error: { code: unknown; message: string } };
+/**
+ * How one call ended: a result (without `_meta`) or a JSON-RPC (or client-side) error; or, after
+ * the user declined or cancelled a URL-mode elicitation, the failure message the user saw (see
+ * `normaliseUrlRefusal`).
+ */
+export type CallOutcome =
+  | { result: unknown }
+  | { error: { code: unknown; message: string } }
+  | { urlElicitationNotCompleted: { action: string; message: string } };
 
 export interface Transcript {
   /** Per call, the questions in the order they reached the client. */
@@ -84,6 +91,12 @@ export interface Transcript {
 export interface FixtureModule {
   createServer: () => unknown;
   effects: Record<string, number>;
+  /**
+   * Optional, for URL-mode elicitation: the third party the URL leads to (an OAuth provider, a
+   * payment page). The scripted user "completes" an accepted URL through `complete(url)`; `reset()`
+   * runs before every session so each run starts from the same world.
+   */
+  urlFlows?: { complete(url: string): void; reset(): void };
 }
 
 export interface FixtureCase {
@@ -147,6 +160,9 @@ export async function loadFixtureModule(file: string): Promise<FixtureModule> {
   if (!isRecord(mod.effects) || Object.values(mod.effects).some(v => typeof v !== 'number')) {
     throw new Error(`${file}: must export \`effects\`, an object of numeric counters`);
   }
+  if (mod.urlFlows !== undefined && (typeof mod.urlFlows.complete !== 'function' || typeof mod.urlFlows.reset !== 'function')) {
+    throw new Error(`${file}: \`urlFlows\` must have complete(url) and reset()`);
+  }
   return mod as FixtureModule;
 }
 
@@ -164,17 +180,33 @@ class Script {
   private answers: ScriptedAnswer[] = [];
   private questions: Question[] = [];
   private unexpected: Question[] = [];
+  private lastUrlAction: string | undefined;
 
-  constructor(private readonly normaliseQuestion: (method: string, params: unknown) => Question) {}
+  constructor(
+    private readonly normaliseQuestion: (method: string, params: unknown) => Question,
+    /** The user's browser: an accepted URL-mode elicitation is completed at the third party. */
+    private readonly completeUrl: (url: string) => void = () => undefined,
+  ) {}
 
   startCall(answers: ScriptedAnswer[]): void {
     this.answers = [...answers];
     this.questions = [];
     this.unexpected = [];
+    this.lastUrlAction = undefined;
   }
 
   /** Returns the scripted result, or throws for sampling/roots questions nobody scripted. */
   answer(method: QuestionMethod, params: unknown): Record<string, unknown> {
+    const result = this.pick(method, params);
+    // The user opens an accepted URL and finishes there before the client answers (2026, shim) or
+    // sends the call again (2025, after -32042): either way the third party sees it first.
+    const url = method === 'elicitation/create' && isRecord(params) && params.mode === 'url' && typeof params.url === 'string' ? params.url : undefined;
+    this.lastUrlAction = url === undefined ? undefined : String(result.action);
+    if (url !== undefined && result.action === 'accept') this.completeUrl(url);
+    return result;
+  }
+
+  private pick(method: QuestionMethod, params: unknown): Record<string, unknown> {
     const question = this.normaliseQuestion(method, params);
     this.questions.push(question);
     const next = this.answers[0];
@@ -187,8 +219,8 @@ class Script {
     throw new Error(UNEXPECTED_MESSAGE);
   }
 
-  endCall(): { questions: Question[]; unexpected: Question[]; unused: ScriptedAnswer[] } {
-    return { questions: this.questions, unexpected: this.unexpected, unused: this.answers };
+  endCall(): { questions: Question[]; unexpected: Question[]; unused: ScriptedAnswer[]; lastUrlAction: string | undefined } {
+    return { questions: this.questions, unexpected: this.unexpected, unused: this.answers, lastUrlAction: this.lastUrlAction };
   }
 }
 
@@ -209,6 +241,13 @@ class Script {
  *   the progress token is gone, an empty params object on roots/list (whose params carry nothing
  *   but `_meta` by spec) is the same as none.
  *
+ * - `elicitationId` of a URL-mode `elicitation/create` (and only there): the 2025 server chooses it
+ *   (the UrlElicitationRequiredError's data, or a pushed URL elicitInput), the legacy shim
+ *   synthesizes a random one (the 2025-11-25 wire requires it; see "Legacy shim for input_required"
+ *   in docs/migration/support-2026-07-28.md), and a 2026-07-28 URL question has none
+ *   (`inputRequired.elicitUrl` omits it). It correlates the 2025 completion notification, which
+ *   the harness's client never uses; the URL and message the user sees are compared.
+ *
  * Deliberately NOT normalised: elicitation `mode`. Push `elicitInput` (v1 and v2) adds
  * `mode: 'form'` and so does `inputRequired.elicit`, but a raw v1 `extra.sendRequest({ method:
  * 'elicitation/create', params })` sends params as written; fixtures write `mode: 'form'` there.
@@ -221,6 +260,7 @@ export function normaliseQuestion(method: string, params: unknown): Question {
     if (Object.keys(copy._meta).length === 0) delete copy._meta;
   }
   if (method === 'roots/list' && isRecord(copy) && Object.keys(copy).length === 0) return { method };
+  if (method === 'elicitation/create' && isRecord(copy) && copy.mode === 'url') delete copy.elicitationId;
   return { method, params: copy };
 }
 
@@ -261,6 +301,49 @@ export function normaliseError(error: unknown): { code: unknown; message: string
   }
   return { code: null, message: String(error) };
 }
+
+/**
+ * How a call ends after the user declined or cancelled a URL-mode elicitation, as the user sees it:
+ * the call failed, with this message.
+ *
+ * - 2025 (push style): the handler threw UrlElicitationRequiredError; the client got JSON-RPC
+ *   -32042 with the URL, the user did not complete it, so the client does not send the call again
+ *   and the -32042 error (its message) is what the user sees.
+ * - Migrated: the URL question was answered decline/cancel and the handler fails the call with the
+ *   same message. The 2026-07-28 revision has no -32042 error (the SDK turns a thrown -32042 into
+ *   -32603 there, see Server._invokeInputRequiredCapableHandler), so a thrown error surfaces the
+ *   way the SDK surfaces handler errors: an `isError` tool result with the message as its only
+ *   text, or JSON-RPC -32603 with the message for prompts/get and resources/read.
+ *
+ * Only applied when the call's last question was a URL-mode elicitation that the script answered
+ * `decline` or `cancel`, and only to these three exact shapes; anything else is kept as it is and
+ * compared as usual. The action is kept, so decline and cancel never compare equal.
+ */
+export function normaliseUrlRefusal(outcome: CallOutcome, lastUrlAction: string | undefined): CallOutcome {
+  if (lastUrlAction !== 'decline' && lastUrlAction !== 'cancel') return outcome;
+  if ('error' in outcome && (outcome.error.code === URL_ELICITATION_REQUIRED || outcome.error.code === INTERNAL_ERROR)) {
+    return { urlElicitationNotCompleted: { action: lastUrlAction, message: outcome.error.message } };
+  }
+  if ('result' in outcome && isRecord(outcome.result) && outcome.result.isError === true && Object.keys(outcome.result).length === 2 &&
+      Array.isArray(outcome.result.content) && outcome.result.content.length === 1 &&
+      isRecord(outcome.result.content[0]) && outcome.result.content[0].type === 'text' && Object.keys(outcome.result.content[0]).length === 2) {
+    return { urlElicitationNotCompleted: { action: lastUrlAction, message: String(outcome.result.content[0].text) } };
+  }
+  return outcome;
+}
+
+const URL_ELICITATION_REQUIRED = -32042;
+const INTERNAL_ERROR = -32603;
+
+/** The elicitations of a -32042 error (v1 McpError or v2 ProtocolError, `data.elicitations`). */
+function urlElicitationsOf(error: unknown): Record<string, unknown>[] | undefined {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== URL_ELICITATION_REQUIRED) return undefined;
+  const data = (error as { data?: unknown }).data;
+  return isRecord(data) && Array.isArray(data.elicitations) && data.elicitations.every(isRecord) ? data.elicitations : undefined;
+}
+
+/** A 2025 client sends the call again at most this often after -32042 (the shim's own round cap). */
+const MAX_URL_RETRIES = 8;
 
 // ---------------------------------------------------------------------------------------------
 // Runners
@@ -358,6 +441,7 @@ type OpenSession = (capabilities: Record<string, unknown>) => Promise<SessionCli
  */
 async function play(open: OpenSession, module: FixtureModule, scenario: Scenario, script: Script, era: 'legacy' | 'modern'): Promise<Transcript> {
   const transcript: Transcript = { questions: [], results: [], effects: [], script: [] };
+  module.urlFlows?.reset();
   let current: { key: string; session: SessionClient } | undefined;
   try {
     for (const call of scenario.calls) {
@@ -374,13 +458,13 @@ async function play(open: OpenSession, module: FixtureModule, scenario: Scenario
       script.startCall(call.answers);
       let outcome: CallOutcome;
       try {
-        outcome = { result: normaliseResult(await session.call(call.method, structuredClone(call.params)), era) };
+        outcome = { result: normaliseResult(await callWithUrlRetries(session, call, script), era) };
       } catch (error) {
         outcome = { error: normaliseError(error) };
       }
-      const { questions, unexpected, unused } = script.endCall();
+      const { questions, unexpected, unused, lastUrlAction } = script.endCall();
       transcript.questions.push(questions);
-      transcript.results.push(outcome);
+      transcript.results.push(normaliseUrlRefusal(outcome, lastUrlAction));
       transcript.effects.push(effectDelta(before, module.effects));
       transcript.script.push({ unexpected, unused });
     }
@@ -388,6 +472,28 @@ async function play(open: OpenSession, module: FixtureModule, scenario: Scenario
     await current?.session.close();
   }
   return transcript;
+}
+
+/**
+ * One scripted call as a 2025 client makes it: on -32042 (URL elicitation required) each URL is
+ * shown to the user as the question it is (scripted like any elicitation/create), and when the
+ * user completed them all the same call is sent again; otherwise the -32042 error ends the call.
+ * A 2026-07-28 or shim session never sees -32042 (URLs arrive as elicitation/create questions).
+ */
+async function callWithUrlRetries(session: SessionClient, call: ScriptedCall, script: Script): Promise<unknown> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await session.call(call.method, structuredClone(call.params));
+    } catch (error) {
+      const elicitations = urlElicitationsOf(error);
+      if (!elicitations || attempt >= MAX_URL_RETRIES) throw error;
+      let completed = true;
+      for (const elicitation of elicitations) {
+        if (script.answer('elicitation/create', elicitation).action !== 'accept') completed = false;
+      }
+      if (!completed) throw error;
+    }
+  }
 }
 
 function effectDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
@@ -401,7 +507,7 @@ function effectDelta(before: Record<string, number>, after: Record<string, numbe
 /** The original push-style module on the era it was written for. */
 export async function runLegacy(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
-  const script = new Script(normaliseQuestion);
+  const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   // A server per session, as a server connects to one client.
   return play(async capabilities => {
     const server = module.createServer();
@@ -414,7 +520,7 @@ export async function runLegacy(file: string, scenario: Scenario): Promise<Trans
 /** A migrated module on the 2026-07-28 era: a fresh server per HTTP request, in process. */
 export async function runModern(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
-  const script = new Script(normaliseQuestion);
+  const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   const handler = createMcpHandler(() => {
     const server = module.createServer();
     if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
@@ -441,7 +547,7 @@ export async function runModern(file: string, scenario: Scenario): Promise<Trans
  */
 export async function runStdio(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
-  const script = new Script(normaliseQuestion);
+  const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   const handles: Array<{ close(): Promise<void> }> = [];
   try {
     return await play(async capabilities => {
@@ -463,7 +569,7 @@ export async function runStdio(file: string, scenario: Scenario): Promise<Transc
 /** A migrated module on the 2025 era: the SDK's legacy shim fulfils `inputRequired` returns. */
 export async function runShim(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
-  const script = new Script(normaliseQuestion);
+  const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   return play(async capabilities => {
     const server = module.createServer();
     if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);

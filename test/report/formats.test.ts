@@ -6,7 +6,7 @@ import ajvFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_JSON_SCHEMA, renderJson, renderMarkdown, renderSarif } from '../../src/index.js';
 import type { RunReport } from '../../src/report/model.js';
-import { REPO, v1DryRunReport } from './fixture.js';
+import { fixtureDryRunReport, REPO, v1DryRunReport } from './fixture.js';
 
 // CommonJS packages: their classes are the `default` of the module object.
 const AjvDraft04 = ajvDraft04.default;
@@ -63,5 +63,22 @@ describe('the markdown report', () => {
     expect(md).toContain('| `server.elicitInput` | 2 |');
     expect(md.match(/^### \d+\. `src\/index\.ts:\d+:\d+`/gm)).toHaveLength(report.sites.length);
     expect(md).toContain('## package.json');
+  });
+});
+
+describe('dropped call options', () => {
+  it('are named, with what replaces each, in the markdown and json reports', async () => {
+    const options = await fixtureDryRunReport('v2-call-options');
+    expect(options.sites.map(s => [s.status, s.callOptions])).toEqual([
+      ['migrated-for-review', ['timeout', 'relatedRequestId']],
+      ['migrated-for-review', ['signal', 'timeout']],
+    ]);
+    const md = renderMarkdown(options);
+    expect(md).toMatch(/^- Note: timeout dropped: there is no per-question wait any more; .*requestState TTL/m);
+    expect(md).toMatch(/^- Note: relatedRequestId dropped: the question now travels in the result of the call itself/m);
+    expect(md).toMatch(/^- Note: signal dropped: .*cancelling the tool call \(ctx\.mcpReq\.signal\) ends the flow/m);
+    const json = JSON.parse(renderJson(options));
+    expect(json.sites[0].notes).toEqual([expect.stringMatching(/^timeout dropped/), expect.stringMatching(/^relatedRequestId dropped/)]);
+    expect(json.sites[1].notes).toEqual([expect.stringMatching(/^signal dropped/), expect.stringMatching(/^timeout dropped/)]);
   });
 });

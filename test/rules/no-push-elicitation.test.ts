@@ -36,6 +36,20 @@ server.registerTool('confirm', {}, async (ctx) => {
   return { content: [{ type: 'text', text: answer.action }] };
 });`;
 
+// Request options: dropped by the rewrite, which the message says (review); a task option stays refused.
+const v2Options = `import { McpServer } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm', {}, async (ctx) => {
+  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }, { timeout: 60_000, relatedRequestId: ctx.mcpReq.id });
+  return { content: [{ type: 'text', text: answer.action }] };
+});`;
+const v1RelatedTask = `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+const server = new McpServer({ name: 'demo', version: '1.0.0' });
+server.tool('confirm', async (extra) => {
+  const answer = await server.server.elicitInput({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }, { relatedTask: { taskId: 'nightly' } });
+  return { content: [{ type: 'text', text: answer.action }] };
+});`;
+
 const v2Loop = `import { McpServer } from '@modelcontextprotocol/server';
 const server = new McpServer({ name: 'demo', version: '2.0.0' });
 server.registerTool('confirm-each', {}, async (ctx) => {
@@ -82,6 +96,18 @@ ruleTester.run('no-push-elicitation', rule, {
     { code: v2Straight, errors: [{ messageId: 'migratable', ...at(v2Straight, 'ctx.mcpReq.elicitInput') }] },
     { code: v2SideEffect, errors: [{ messageId: 'migratableForReview', ...at(v2SideEffect, 'ctx.mcpReq.elicitInput') }] },
     { code: v2Loop, errors: [{ messageId: 'refused', ...at(v2Loop, 'ctx.mcpReq.elicitInput') }] },
+    {
+      code: v2Options,
+      errors: [{
+        messageId: 'migratableForReview', ...at(v2Options, 'ctx.mcpReq.elicitInput'),
+        data: {
+          call: 'ctx.mcpReq.elicitInput()',
+          notes: 'timeout dropped: there is no per-question wait any more; the client answers in its own time and retries, and the requestState TTL bounds how long a round may take (a timeout error the old code caught can no longer happen); ' +
+            'relatedRequestId dropped: the question now travels in the result of the call itself, so it is related to that call by construction',
+        },
+      }],
+    },
+    { code: v1RelatedTask, errors: [{ messageId: 'refused', ...at(v1RelatedTask, 'server.server.elicitInput') }] },
     { code: countBeforeQuestion, errors: [{ messageId: 'refused', ...at(countBeforeQuestion, 'ctx.mcpReq.elicitInput') }] },
   ],
 });

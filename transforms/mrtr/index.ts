@@ -9,6 +9,7 @@ import { moduleSupportEdits } from './moduleSupport.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
+import { rewriteUrlHandler } from './rewriteUrlHandler.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
 
 /**
@@ -79,7 +80,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const constructions = new Set<ts.NewExpression>();
     for (const plan of analysis.plans) {
       const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
-      const rewrite = rewriteHandler({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker, helperNames }, plan);
+      const env = { ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker, helperNames };
+      const rewrite = plan.urlThrows.length > 0 ? rewriteUrlHandler(env, plan) : rewriteHandler(env, plan);
       rewrites.set(plan, rewrite);
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);
@@ -98,6 +100,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
       sdkTypes: new Set([...all.flatMap(r => [...r.sdkTypes]), ...helperTypes]),
       constructions: [...constructions],
+      unusedImports: unusedAfterUrlRewrite(ts, sourceFile, analysis.plans),
     }));
   }
   edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
@@ -126,6 +129,24 @@ function guardOnlyEdits(ts: TS, sourceFile: ts.SourceFile, text: string, module:
     for (const site of sites) edits.push(guardEdit(env, site, ctxName));
   }
   return edits;
+}
+
+/**
+ * `UrlElicitationRequiredError`, when every use of it was a throw the rewrite replaced: left
+ * imported, it would be an unused import (an error under noUnusedLocals, which rolls the file back).
+ */
+function unusedAfterUrlRewrite(ts: TS, sourceFile: ts.SourceFile, plans: HandlerPlan[]): Set<string> {
+  const name = 'UrlElicitationRequiredError';
+  const replaced = plans.flatMap(p => p.urlThrows.map(q => q.raw.call));
+  if (replaced.length === 0) return new Set();
+  let used = false;
+  const visit = (node: ts.Node): void => {
+    if (used || ts.isImportDeclaration(node) || replaced.includes(node as ts.NewExpression)) return;
+    if (ts.isIdentifier(node) && node.text === name) used = true;
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return used ? new Set() : new Set([name]);
 }
 
 const MARKER = 'mrtr-migrate:';

@@ -26,6 +26,8 @@ export interface ModuleSupportInput {
   sdkValues: Set<string>;
   sdkTypes: Set<string>;
   constructions: ts.NewExpression[];
+  /** SDK imports the rewrite left unused (`UrlElicitationRequiredError` once its throws are gone). */
+  unusedImports?: Set<string>;
 }
 
 export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
@@ -134,12 +136,14 @@ function codecBlock(input: ModuleSupportInput): string[] {
 /** Adds the SDK names to an existing `@modelcontextprotocol/server` import, or adds one. */
 function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<string>, insertAt: number): Edit[] {
   const { ts, sourceFile } = input;
+  const drop = input.unusedImports ?? new Set<string>();
+  const isServerImport = (s: ts.Statement): s is ts.ImportDeclaration =>
+    ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === '@modelcontextprotocol/server';
   const existing = sourceFile.statements.find((s): s is ts.ImportDeclaration =>
-    ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === '@modelcontextprotocol/server' &&
-    !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
+    isServerImport(s) && !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
   const imported = new Set<string>();
   for (const s of sourceFile.statements) {
-    if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier) || s.moduleSpecifier.text !== '@modelcontextprotocol/server') continue;
+    if (!isServerImport(s)) continue;
     const bindings = s.importClause?.namedBindings;
     if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) imported.add(e.name.text);
   }
@@ -147,16 +151,43 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     ...[...values].filter(v => !imported.has(v)).sort(),
     ...[...types].filter(t => !imported.has(t) && !values.has(t)).sort().map(t => `type ${t}`),
   ];
-  if (missing.length === 0) return [];
+  const edits: Edit[] = [];
+  const dropped = (named: ts.NamedImports) => named.elements.filter(e => drop.has(e.name.text) && !e.isTypeOnly);
+  // An unused name is removed from its import; the import with the new names is rewritten whole.
+  for (const s of sourceFile.statements) {
+    if (!isServerImport(s) || s === existing) continue;
+    const named = s.importClause?.namedBindings;
+    if (!named || !ts.isNamedImports(named) || dropped(named).length === 0) continue;
+    const kept = named.elements.filter(e => !dropped(named).includes(e));
+    if (kept.length === 0 && !s.importClause!.name) {
+      // The line goes with its leading newline, so an insertion at the end of this import stays clear.
+      const index = sourceFile.statements.indexOf(s);
+      const previous = index > 0 ? sourceFile.statements[index - 1]! : undefined;
+      if (previous) edits.push({ start: previous.getEnd(), end: s.getEnd(), text: '' });
+      else edits.push({ start: s.getStart(sourceFile), end: input.text.startsWith(input.newline, s.getEnd()) ? s.getEnd() + input.newline.length : s.getEnd(), text: '' });
+    } else {
+      edits.push({ start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${kept.map(e => e.getText(sourceFile)).join(', ')} }` });
+    }
+  }
+  if (existing) {
+    const named = existing.importClause!.namedBindings as ts.NamedImports;
+    const gone = dropped(named);
+    if (gone.length > 0) {
+      const kept = named.elements.filter(e => !gone.includes(e)).map(e => e.getText(sourceFile));
+      edits.push({ start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${[...kept, ...missing].join(', ')} }` });
+      return edits;
+    }
+  }
+  if (missing.length === 0) return edits;
   if (existing) {
     const named = existing.importClause!.namedBindings as ts.NamedImports;
     const last = named.elements[named.elements.length - 1];
-    if (!last) return [{ start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${missing.join(', ')} }` }];
-    return [{ start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
+    if (!last) return [...edits, { start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${missing.join(', ')} }` }];
+    return [...edits, { start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
   }
   const quote = sourceFile.statements.find(ts.isImportDeclaration)?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
   const line = `import { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
-  return [{ start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
+  return [...edits, { start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
 }
 
 /** `new McpServer(info)` → `new McpServer(info, { requestState: { verify: codec.verify } })`, merging options. */

@@ -563,7 +563,7 @@ function preferredStep(ts: TS, q: QuestionPlan): string {
   return q.helper ? camelCase(q.helper.split.name) : q.site.kind;
 }
 
-function uniqueStep(preferred: string, used: Set<string>): string {
+export function uniqueStep(preferred: string, used: Set<string>): string {
   let step = preferred;
   for (let i = 2; used.has(step); i++) step = `${preferred}${i}`;
   used.add(step);
@@ -580,7 +580,7 @@ function stateType(env: RewriteEnv, questions: Question[]): string {
 }
 
 /** The tool / prompt / resource name the state is bound to. */
-function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
+export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
   const h = plan.handler;
   if (h.registration !== 'setRequestHandler') return quoteLike(env, h.name!);
   const request = (fn.parameters[0]!.name as ts.Identifier).text;
@@ -595,7 +595,7 @@ function quoteLike(env: RewriteEnv, value: string): string {
 }
 
 /** The arguments the state is bound to: what the handler receives besides its context. */
-function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
+export function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const { ts } = env;
   const h = plan.handler;
   if (h.registration === 'setRequestHandler') {
