@@ -1,4 +1,5 @@
 import type * as ts from 'typescript';
+import { mayFallThrough } from './switchCase.js';
 import type { TS } from './types.js';
 
 /**
@@ -43,8 +44,9 @@ export function codeAfter(ts: TS, statement: ts.Statement, body: ts.Node): ts.No
       if (child === node.tryBlock && node.catchClause) after.push(node.catchClause);
       if (child !== node.finallyBlock && node.finallyBlock) after.push(node.finallyBlock);
     } else if (ts.isCaseClause(node) || ts.isDefaultClause(node)) {
+      // Later cases run only by falling through into them.
       const clauses = node.parent.clauses;
-      after.push(...clauses.slice(clauses.indexOf(node) + 1));
+      for (let i = clauses.indexOf(node); i + 1 < clauses.length && mayFallThrough(ts, clauses[i]!); i++) after.push(clauses[i + 1]!);
     } else if (ts.isIterationStatement(node, false)) {
       after.push(node); // the loop may go round again
     }
