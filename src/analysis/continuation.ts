@@ -62,6 +62,11 @@ export function codeBefore(ts: TS, statement: ts.Statement, body: ts.Node): ts.N
   for (let node: ts.Node | undefined = statement.parent; node && node !== body; child = node, node = node.parent) {
     if (ts.isIfStatement(node) && child !== node.expression) before.push(node.expression);
     if (ts.isSwitchStatement(node)) before.push(node.expression);
+    if (ts.isCaseClause(node) || ts.isDefaultClause(node)) {
+      // Earlier cases that fall through into this one run before the question too.
+      const clauses = node.parent.clauses;
+      for (let i = clauses.indexOf(node) - 1; i >= 0 && mayFallThrough(ts, clauses[i]!); i--) before.push(clauses[i]!);
+    }
     if (ts.isTryStatement(node) && child !== node.tryBlock) before.push(node.tryBlock);
     if (ts.isStatement(node)) before.push(...siblingsBefore(ts, node));
   }

@@ -194,6 +194,34 @@ describe('switch dispatch (low-level tools/call)', () => {
     expect(typed.sites[0]!.liveLocals.map(l => `${l.name}:${l.how}`)).toEqual(['summary:rebuild']);
   });
 
+  it('side effects of a case that falls through into the asking case count as code before the question', () => {
+    const { typed } = analyzeBoth([
+      ...LOW,
+      'declare const audit: { write(entry: string): void };',
+      "low.setRequestHandler('tools/call', async (request) => {",
+      '  switch (request.params.name) {',
+      "    case 'purge':",
+      "      audit.write('purge');",
+      "    case 'archive': {",
+      `      const answer = ${ASK};`,
+      '      return { content: [{ type: "text" as const, text: answer.action }] };',
+      '    }',
+      "    case 'list':",
+      "      audit.write('list');",
+      '      break;',
+      "    case 'rename': {",
+      `      const answer = ${ASK};`,
+      '      return { content: [{ type: "text" as const, text: answer.action }] };',
+      '    }',
+      '  }',
+      '  return { content: [] };',
+      '});',
+    ].join('\n'));
+    expect(typed.sites.map(site => `${site.line} ${verdictNotation(site.verdict)} ${site.sideEffectsBefore.length}`)).toEqual(['9 review 1', '16 migrate 0']);
+    expect(typed.sites[0]!.verdict).toMatchObject({ review: true });
+    expect(typed.sites[1]!.verdict).toMatchObject({ review: false });
+  });
+
   it('the if / else-if dispatch migrates like any if', () => {
     const { typed, untyped } = analyzeBoth([
       ...LOW,
