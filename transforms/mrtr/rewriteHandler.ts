@@ -410,8 +410,9 @@ function continuation(
     if (!outer) continue; // a block that is an if branch: its if statement comes next
     const rest = outer.slice(outer.indexOf(node as ts.Statement) + 1);
     if (rest.length === 0) continue;
-    // The code so far returns or throws on every path: what follows the enclosing statement is unreachable from the answer.
-    if (last && !completes(ts, last, asking)) continue;
+    // The code so far returns, throws (or leaves its switch case) on every path: what follows the
+    // enclosing statement is unreachable from the answer.
+    if (last && !completes(ts, last, asking, insideCase(ts, node, body))) continue;
     const restNames = declaredNames(ts, rest);
     if ([...restNames].some(n => declared.has(n))) {
       // Same name declared inside and after the block: keep the block so both stay in scope.
@@ -458,7 +459,8 @@ function continuation(
         leaves = true;
       }
     }
-    if (!leaves) return { parts: pieces, last: lastStatement, declared: names };
+    // Leaving by the break that ends the case, or running off the last case: the code after the switch comes next.
+    if (!leaves) return { parts: pieces, last: ending ? undefined : lastStatement, declared: names };
     const wrapped: Piece = target => {
       const body = nest(pieces, target);
       // A later question may have replaced every break: then the block needs no label.
@@ -468,6 +470,12 @@ function continuation(
     // A break leaves the block: the code after the switch is reachable.
     return { parts: [wrapped], last: undefined, declared: names };
   }
+}
+
+/** Whether `node` sits in a switch case (below `body`): an unlabeled break there leaves the case. */
+function insideCase(ts: TS, node: ts.Node, body: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node.parent; n && n !== body; n = n.parent) if (ts.isCaseClause(n) || ts.isDefaultClause(n)) return true;
+  return false;
 }
 
 /** The `break` that ends a case's code (last statement, or last of a block that is), if any. */
