@@ -11,6 +11,7 @@ import { helperCallProblem, otherHelperReference, splitHelper, type HelperContex
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
+import { switchCaseProblem } from './switchCase.js';
 import type { Handler, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
 /**
@@ -315,10 +316,12 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (flow.tags.includes('nested-callback')) {
     return refuse('nested-callback', 'the question is asked inside a callback nested in the handler; move it to the handler body.');
   }
-  for (const tag of ['catch', 'finally', 'switch-case', 'conditional-expression', 'labeled'] as const) {
+  for (const tag of ['catch', 'finally', 'conditional-expression', 'labeled'] as const) {
     if (flow.tags.includes(tag)) return refuse('unsupported-construct', `questions inside ${TAG_TEXT[tag]} are not rewritten yet.`);
   }
   if (!flow.statement || !flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
+  const caseProblem = flow.tags.includes('switch-case') ? switchCaseProblem(ts, flow.awaited, context.handler.fn) : undefined;
+  if (caseProblem) return refuse('unsupported-construct', `${caseProblem}.`);
   if (flow.embeddedBlocker) return refuse('unsupported-construct', `${flow.embeddedBlocker}; move the question into its own statement.`);
   const handler = context.handler;
   const shapeProblem = handlerShapeProblem(ts, handler, flow);
@@ -491,7 +494,6 @@ function thenChainAwaited(ts: TS, call: ts.Expression): boolean {
 const TAG_TEXT = {
   catch: 'a catch block',
   finally: 'a finally block',
-  'switch-case': 'a switch case',
   'conditional-expression': 'a conditional expression (?:, &&, ||, ??)',
   labeled: 'a labeled statement',
 } as const;

@@ -1,4 +1,5 @@
 import type * as ts from 'typescript';
+import { mayFallThrough } from './switchCase.js';
 import type { TS } from './types.js';
 
 /**
@@ -43,8 +44,9 @@ export function codeAfter(ts: TS, statement: ts.Statement, body: ts.Node): ts.No
       if (child === node.tryBlock && node.catchClause) after.push(node.catchClause);
       if (child !== node.finallyBlock && node.finallyBlock) after.push(node.finallyBlock);
     } else if (ts.isCaseClause(node) || ts.isDefaultClause(node)) {
+      // Later cases run only by falling through into them.
       const clauses = node.parent.clauses;
-      after.push(...clauses.slice(clauses.indexOf(node) + 1));
+      for (let i = clauses.indexOf(node); i + 1 < clauses.length && mayFallThrough(ts, clauses[i]!); i++) after.push(clauses[i + 1]!);
     } else if (ts.isIterationStatement(node, false)) {
       after.push(node); // the loop may go round again
     }
@@ -60,6 +62,11 @@ export function codeBefore(ts: TS, statement: ts.Statement, body: ts.Node): ts.N
   for (let node: ts.Node | undefined = statement.parent; node && node !== body; child = node, node = node.parent) {
     if (ts.isIfStatement(node) && child !== node.expression) before.push(node.expression);
     if (ts.isSwitchStatement(node)) before.push(node.expression);
+    if (ts.isCaseClause(node) || ts.isDefaultClause(node)) {
+      // Earlier cases that fall through into this one run before the question too.
+      const clauses = node.parent.clauses;
+      for (let i = clauses.indexOf(node) - 1; i >= 0 && mayFallThrough(ts, clauses[i]!); i--) before.push(clauses[i]!);
+    }
     if (ts.isTryStatement(node) && child !== node.tryBlock) before.push(node.tryBlock);
     if (ts.isStatement(node)) before.push(...siblingsBefore(ts, node));
   }

@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
 import { codeAfter } from './continuation.js';
+import { exitsBeforeQuestion } from './switchCase.js';
 import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
@@ -190,7 +191,7 @@ function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, Re
  */
 function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>, questionAt: number, answerTarget: ts.Identifier | undefined): boolean {
   const writes = references.get(decl)?.writes ?? 0;
-  const writtenBefore = (references.get(decl)?.writeNodes ?? []).some(w => w.pos < questionAt && w.pos !== answerTarget?.pos && !exclusiveBranches(ts, w, questionAt));
+  const writtenBefore = (references.get(decl)?.writeNodes ?? []).some(w => w.pos < questionAt && w.pos !== answerTarget?.pos && !exclusiveBranches(ts, w, questionAt) && !exitsBeforeQuestion(ts, w, questionAt));
   if (decl.kind === 'function') return true;
   if (decl.kind === 'class') {
     const cls = decl.declaration as ts.ClassDeclaration;

@@ -248,6 +248,135 @@ describe('URL elicitation thrown as UrlElicitationRequiredError', () => {
   });
 });
 
+describe('switch dispatch (low-level tools/call)', () => {
+  const LOW = [
+    "import { Server } from '@modelcontextprotocol/server';",
+    "const low = new Server({ name: 'l', version: '1' }, { capabilities: { tools: {} } });",
+  ];
+  const ASK = `await low.elicitInput({ mode: 'form', message: 'ok?', requestedSchema: { type: 'object', properties: {} } })`;
+
+  it('questions in cases migrate: block-bodied, plain, inside an if, in default, falling through', () => {
+    const { typed, untyped } = analyzeBoth([
+      ...LOW,
+      "low.setRequestHandler('tools/call', async (request) => {",
+      '  let text = "";',
+      '  switch (request.params.name) {',
+      "    case 'a': {",
+      `      const first = ${ASK};`,
+      '      text = first.action;',
+      '      break;',
+      '    }',
+      "    case 'b':",
+      `      if (request.params.arguments) { const second = ${ASK}; text = second.action; }`,
+      "    case 'c':",
+      "      text += '!';",
+      '      break;',
+      '    default: {',
+      `      const third = ${ASK};`,
+      '      return { content: [{ type: "text" as const, text: third.action }] };',
+      '    }',
+      '  }',
+      '  return { content: [{ type: "text" as const, text }] };',
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['7 migrate', '12 migrate', '17 migrate']);
+    expect(verdicts(untyped)).toEqual(['7 migrate', '12 migrate', '17 migrate']);
+    expect(typed.plans).toHaveLength(1);
+    expect(typed.sites.every(site => site.controlFlow.includes('switch-case'))).toBe(true);
+  });
+
+  it('a write that leaves the case with break before the question is not carried (the local is declared again)', () => {
+    const { typed } = analyzeBoth([
+      ...LOW,
+      "low.setRequestHandler('tools/call', async (request) => {",
+      '  let summary: string;',
+      '  switch (request.params.name) {',
+      "    case 'a':",
+      "      if (!request.params.arguments) { summary = 'none'; break; }",
+      `      if ((${ASK}).action !== 'accept') { summary = 'declined'; break; }`,
+      "      summary = 'done';",
+      '      break;',
+      '    default:',
+      "      summary = 'unknown';",
+      '  }',
+      '  return { content: [{ type: "text" as const, text: summary }] };',
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['8 migrate']);
+    expect(typed.sites[0]!.liveLocals.map(l => `${l.name}:${l.how}`)).toEqual(['summary:rebuild']);
+  });
+
+  it('side effects of a case that falls through into the asking case count as code before the question', () => {
+    const { typed } = analyzeBoth([
+      ...LOW,
+      'declare const audit: { write(entry: string): void };',
+      "low.setRequestHandler('tools/call', async (request) => {",
+      '  switch (request.params.name) {',
+      "    case 'purge':",
+      "      audit.write('purge');",
+      "    case 'archive': {",
+      `      const answer = ${ASK};`,
+      '      return { content: [{ type: "text" as const, text: answer.action }] };',
+      '    }',
+      "    case 'list':",
+      "      audit.write('list');",
+      '      break;',
+      "    case 'rename': {",
+      `      const answer = ${ASK};`,
+      '      return { content: [{ type: "text" as const, text: answer.action }] };',
+      '    }',
+      '  }',
+      '  return { content: [] };',
+      '});',
+    ].join('\n'));
+    expect(typed.sites.map(site => `${site.line} ${verdictNotation(site.verdict)} ${site.sideEffectsBefore.length}`)).toEqual(['9 review 1', '16 migrate 0']);
+    expect(typed.sites[0]!.verdict).toMatchObject({ review: true });
+    expect(typed.sites[1]!.verdict).toMatchObject({ review: false });
+  });
+
+  it('the if / else-if dispatch migrates like any if', () => {
+    const { typed, untyped } = analyzeBoth([
+      ...LOW,
+      "low.setRequestHandler('tools/call', async (request) => {",
+      "  if (request.params.name === 'a') {",
+      `    const answer = ${ASK};`,
+      '    return { content: [{ type: "text" as const, text: answer.action }] };',
+      "  } else if (request.params.name === 'b') {",
+      `    const other = ${ASK};`,
+      '    return { content: [{ type: "text" as const, text: other.action }] };',
+      '  } else {',
+      "    throw new Error('unknown tool');",
+      '  }',
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 migrate', '8 migrate']);
+    expect(verdicts(untyped)).toEqual(['5 migrate', '8 migrate']);
+  });
+
+  it('refuses a question in a case label, and a break in a finally block of the asking case', () => {
+    const { typed } = analyzeBoth([
+      ...LOW,
+      "low.setRequestHandler('tools/call', async (request) => {",
+      '  switch (request.params.name) {',
+      `    case (${ASK}).action:`,
+      '      break;',
+      '  }',
+      '  return { content: [] };',
+      '});',
+      "low.setRequestHandler('prompts/get', async (request) => {",
+      '  switch (request.params.name) {',
+      "    case 'p':",
+      `      try { ${ASK}; } finally { break; }`,
+      '  }',
+      '  return { messages: [] };',
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:unsupported-construct', '13 refuse:unsupported-construct']);
+    expect(hint(typed.sites[0]!)).toMatch(/asked in a case label/);
+    expect(hint(typed.sites[1]!)).toMatch(/`break` in a finally block leaves the switch/);
+  });
+});
+
 describe('blocked-by-sibling', () => {
   it('one refused question keeps every other question of the handler as it is, and the handler out of the plans', () => {
     const { typed } = analyzeBoth([

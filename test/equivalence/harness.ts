@@ -291,13 +291,15 @@ export function normaliseResult(result: unknown, era: 'legacy' | 'modern'): unkn
 /**
  * A failed call as `{ code, message }`. v1's `McpError` bakes the code into its message
  * (`MCP error -32603: boom`), v2's `ProtocolError` does not (`boom`); the code is compared on its
- * own, so the prefix is dropped. Client-side failures (e.g. an `SdkError` from the modern driver)
- * keep their own code, so they never compare equal to a server's JSON-RPC error by accident.
+ * own, so the prefix is dropped. A v1 server's `McpError` already carries it on the wire and the v1
+ * client adds it again (`MCP error -32602: MCP error -32602: boom`), so every leading copy goes.
+ * Client-side failures (e.g. an `SdkError` from the modern driver) keep their own code, so they
+ * never compare equal to a server's JSON-RPC error by accident.
  */
 export function normaliseError(error: unknown): { code: unknown; message: string } {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code ?? null;
-    return { code, message: error.message.replace(/^MCP error -?\d+: /, '') };
+    return { code, message: error.message.replace(/^(MCP error -?\d+: )+/, '') };
   }
   return { code: null, message: String(error) };
 }

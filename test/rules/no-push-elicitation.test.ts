@@ -70,6 +70,38 @@ server.registerTool('archive', {}, async (ctx) => {
   return { content: [{ type: 'text', text: \`\${answer.action} \${n}\` }] };
 });`;
 
+// Low-level dispatch: the question sits in a switch case, which is rewritten as its own resume branch.
+const v2SwitchCase = `import { Server } from '@modelcontextprotocol/server';
+const server = new Server({ name: 'demo', version: '2.0.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler('tools/call', async (request) => {
+  let text = '';
+  switch (request.params.name) {
+    case 'confirm': {
+      const answer = await server.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+      text = answer.action;
+      break;
+    }
+    default:
+      text = 'unknown';
+  }
+  return { content: [{ type: 'text', text }] };
+});`;
+
+// A `break` in a finally block inside the case: the resumed case cannot keep it.
+const v2SwitchBreakInFinally = `import { Server } from '@modelcontextprotocol/server';
+const server = new Server({ name: 'demo', version: '2.0.0' }, { capabilities: { tools: {} } });
+server.setRequestHandler('tools/call', async (request) => {
+  switch (request.params.name) {
+    case 'confirm':
+      try {
+        await server.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+      } finally {
+        break;
+      }
+  }
+  return { content: [] };
+});`;
+
 const lookalikes = [
   // An app class with its own elicitInput.
   `class Wizard { async elicitInput(q: string) { return q; } }
@@ -108,6 +140,8 @@ ruleTester.run('no-push-elicitation', rule, {
       }],
     },
     { code: v1RelatedTask, errors: [{ messageId: 'refused', ...at(v1RelatedTask, 'server.server.elicitInput') }] },
+    { code: v2SwitchCase, errors: [{ messageId: 'migratable', ...at(v2SwitchCase, 'server.elicitInput') }] },
+    { code: v2SwitchBreakInFinally, errors: [{ messageId: 'refused', ...at(v2SwitchBreakInFinally, 'server.elicitInput') }] },
     { code: countBeforeQuestion, errors: [{ messageId: 'refused', ...at(countBeforeQuestion, 'ctx.mcpReq.elicitInput') }] },
   ],
 });
@@ -124,5 +158,6 @@ export async function run(server: Assistant) { await server.elicitInput({ messag
   invalid: [
     { filename: TYPED_FILE, code: countBeforeQuestion, errors: [{ messageId: 'migratableForReview', ...at(countBeforeQuestion, 'ctx.mcpReq.elicitInput') }] },
     { filename: TYPED_FILE, code: v1Straight, errors: [{ messageId: 'migratable', ...at(v1Straight, 'server.server.elicitInput') }] },
+    { filename: TYPED_FILE, code: v2SwitchCase, errors: [{ messageId: 'migratable', ...at(v2SwitchCase, 'server.elicitInput') }] },
   ],
 });

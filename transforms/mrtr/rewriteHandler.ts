@@ -3,6 +3,7 @@ import type { Site, TS } from '../../src/analysis/types.js';
 import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { statementList } from '../../src/analysis/continuation.js';
+import { breaksOf } from '../../src/analysis/switchCase.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import { camelCase, indentAt, reindent, reindentProtected, splice, type Edit, type Protected } from './text.js';
@@ -174,6 +175,14 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
 
   const questionStatements = new Set(questions.map(q => q.statement));
 
+  /** One label per switch case a resumed question sits in (the same in every branch). */
+  const caseLabels = new Map<ts.CaseOrDefaultClause, string>();
+  const labelOf = (clause: ts.CaseOrDefaultClause): string => {
+    let label = caseLabels.get(clause);
+    if (!label) caseLabels.set(clause, (label = locals.take(caseLabelName(ts, clause))));
+    return label;
+  };
+
   /**
    * Edits replacing each first-reached question inside [start, end) with its ask, and dropping
    * statements that the asks made unreachable (after an `if` whose branches all ask, say).
@@ -243,7 +252,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
     lines.push(`${env.unit}// The retry came without this round's answer: ask again.`);
     lines.push(`${env.unit}return inputRequired({ inputRequests: { ${q.step}: ${stateVar}.request }, requestState: await ${env.module.codec}.mint(${stateVar}, ${ctxName}) });`);
     lines.push('}');
-    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner, new Set([...questionStatements].filter(st => st !== q.statement)), flagOf);
+    const cont = continuation(env, q, fn, askEdits, rebuildExpr(q), inner, new Set([...questionStatements].filter(st => st !== q.statement)), flagOf, labelOf);
     // Restore only what this branch's code uses: a later question cuts off reads that its own round restores.
     const rebuilt = q.rebuilt.map(node => ({ name: rebuiltName(ts, node), text: rebuiltDeclaration(env, node, inner) }));
     let used = cont.text;
@@ -358,17 +367,31 @@ function continuation(
   indent: string,
   asking: ReadonlySet<ts.Statement>,
   flagOf: (t: ts.TryStatement) => string,
+  labelOf: (clause: ts.CaseOrDefaultClause) => string,
 ): { text: string; completes: boolean } {
   const { ts, text, sourceFile } = env;
   const nl = env.newline;
   const body = fn.body as ts.Block;
   type Piece = (target: string) => string;
 
+  /**
+   * `break`s of the switch cases the question sits in: the resumed case is no longer inside its
+   * switch, so a break becomes `break <case label>` (or goes, when it ends the case).
+   */
+  const jumps: Edit[] = [];
+  const withJumps = (start: number, end: number, edits: Edit[]): Edit[] => {
+    const inRange = jumps.filter(j => j.end <= end && j.end > start).map(j => ({ ...j, start: Math.max(j.start, start) }));
+    return [...edits, ...inRange.filter(j => !edits.some(e => j.start < e.end && j.end > e.start))];
+  };
+
+  /** Source ranges the continuation copies (its breaks are the ones that matter). */
+  const copied: Array<[number, number]> = [];
   /** Original statements of a list, later questions replaced by their asks, at `target` indentation. */
-  const statementsAt = (statements: readonly ts.Statement[]): Piece => target => {
+  const statementsAt = (statements: readonly ts.Statement[]): Piece => {
     const start = statements[0]!.getStart(sourceFile);
     const end = statements[statements.length - 1]!.getEnd();
-    return reindent(splice(text, start, end, askEdits(start, end, q), env.literals), indentAt(text, start), target);
+    copied.push([start, end]);
+    return target => reindent(splice(text, start, end, withJumps(start, end, askEdits(start, end, q)), env.literals), indentAt(text, start), target);
   };
   const nest = (inner: Piece[], target: string): string =>
     inner.map(p => p(target + env.unit)).filter(Boolean).join(nl + target + env.unit);
@@ -383,8 +406,9 @@ function continuation(
     const sStart = statement.getStart(sourceFile);
     const awaited = q.plan.flow.awaited;
     const answer = { start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: answerExpr };
-    const own = splice(text, sStart, statement.getEnd(), [answer, ...guardsIn(env, sStart, statement.getEnd(), [answer])], env.literals);
-    parts.push(target => reindent(own, indentAt(text, sStart), target));
+    const own = (): Protected => splice(text, sStart, statement.getEnd(), withJumps(sStart, statement.getEnd(), [answer, ...guardsIn(env, sStart, statement.getEnd(), [answer])]), env.literals);
+    copied.push([sStart, statement.getEnd()]);
+    parts.push(target => reindent(own(), indentAt(text, sStart), target));
   }
   const list = statementList(ts, statement);
   const after = list ? list.slice(list.indexOf(statement) + 1) : [];
@@ -400,15 +424,16 @@ function continuation(
       const inner = parts;
       const tailStart = tryStatement.tryBlock.getEnd();
       const tryIndent = indentAt(text, tryStatement.getStart(sourceFile));
+      copied.push([tailStart, tryStatement.getEnd()]);
       parts = [target => {
         const innerText = nest(inner, target);
         const flag = tryStatement.finallyBlock && flagOf(tryStatement);
         if (!flag || !innerText.includes(`${flag} = true;`)) {
-          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), guardsIn(env, tailStart, tryStatement.getEnd()), env.literals), tryIndent, target)}`;
+          return `try {${nl}${target}${env.unit}${innerText}${nl}${target}}${reindent(splice(text, tailStart, tryStatement.getEnd(), withJumps(tailStart, tryStatement.getEnd(), guardsIn(env, tailStart, tryStatement.getEnd())), env.literals), tryIndent, target)}`;
         }
         // A later question inside the same try asks again: guard its finally as in the first round.
         const catchText = tryStatement.catchClause
-          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), guardsIn(env, tailStart, tryStatement.catchClause.getEnd()), env.literals), tryIndent, target)
+          ? reindent(splice(text, tailStart, tryStatement.catchClause.getEnd(), withJumps(tailStart, tryStatement.catchClause.getEnd(), guardsIn(env, tailStart, tryStatement.catchClause.getEnd())), env.literals), tryIndent, target)
           : '';
         const guarded = guardedFinally(env, tryStatement, flag, target).text;
         return `let ${flag} = false;${nl}${target}try {${nl}${target}${env.unit}${innerText}${nl}${target}}${catchText} finally ${guarded}`;
@@ -416,11 +441,21 @@ function continuation(
       last = tryStatement;
       declared = new Set();
     }
+    if (ts.isCaseClause(node) || ts.isDefaultClause(node)) {
+      const resumed = resumeCase(node, parts, last);
+      parts = resumed.parts;
+      last = resumed.last;
+      declared = new Set([...declared, ...resumed.declared]);
+      continue;
+    }
     if (!ts.isStatement(node)) continue;
     const outer = statementList(ts, node);
     if (!outer) continue; // a block that is an if branch: its if statement comes next
     const rest = outer.slice(outer.indexOf(node as ts.Statement) + 1);
     if (rest.length === 0) continue;
+    // The code so far returns, throws (or leaves its switch case) on every path: what follows the
+    // enclosing statement is unreachable from the answer.
+    if (last && !completes(ts, last, asking, insideCase(ts, node, body))) continue;
     const restNames = declaredNames(ts, rest);
     if ([...restNames].some(n => declared.has(n))) {
       // Same name declared inside and after the block: keep the block so both stay in scope.
@@ -433,6 +468,78 @@ function continuation(
   }
   const rendered = parts.map(p => p(indent)).filter(Boolean).join(nl + indent);
   return { text: rendered, completes: !last || completes(ts, last, asking) };
+
+  /**
+   * The rest of a switch case after the answer, as its own block: the cases it falls through
+   * into follow it, its `break`s leave the block (labelled after the case when any is left besides
+   * the one ending the case), and the code after the switch comes next.
+   */
+  function resumeCase(clause: ts.CaseOrDefaultClause, inner: Piece[], innerLast: ts.Statement | undefined): { parts: Piece[]; last: ts.Statement | undefined; declared: Set<string> } {
+    const sw = clause.parent.parent;
+    const pieces = [...inner];
+    let lastStatement = innerLast;
+    const names = new Set<string>();
+    const clauses = clause.parent.clauses;
+    for (let i = clauses.indexOf(clause); i + 1 < clauses.length && fallsThrough(ts, clauses[i]!, asking); i++) {
+      const next = clauses[i + 1]!.statements;
+      if (next.length === 0) continue;
+      pieces.push(statementsAt(next));
+      lastStatement = next[next.length - 1];
+      for (const n of declaredNames(ts, next)) names.add(n);
+    }
+    const label = labelOf(clause);
+    const ending = lastStatement && endingBreak(ts, lastStatement);
+    let leaves = false;
+    for (const b of breaksOf(ts, sw)) {
+      if (!copied.some(([from, to]) => b.pos >= from && b.end <= to)) continue;
+      if (b === ending) {
+        // Drop the break with the line break before it, so no blank line is left.
+        const list = statementList(ts, b);
+        const previous = list && list[list.indexOf(b) - 1];
+        jumps.push({ start: previous ? previous.getEnd() : b.getStart(sourceFile), end: b.getEnd(), text: '' });
+      } else {
+        jumps.push({ start: b.getStart(sourceFile), end: b.getEnd(), text: `break ${label};` });
+        leaves = true;
+      }
+    }
+    // Leaving by the break that ends the case, or running off the last case: the code after the switch comes next.
+    if (!leaves) return { parts: pieces, last: ending ? undefined : lastStatement, declared: names };
+    const wrapped: Piece = target => {
+      const body = nest(pieces, target);
+      // A later question may have replaced every break: then the block needs no label.
+      if (!mentions(body, `break ${label}`)) return pieces.map(p => p(target)).filter(Boolean).join(nl + target);
+      return `${label}: {${nl}${target}${env.unit}${body}${nl}${target}}`;
+    };
+    // A break leaves the block: the code after the switch is reachable.
+    return { parts: [wrapped], last: undefined, declared: names };
+  }
+}
+
+/** Whether `node` sits in a switch case (below `body`): an unlabeled break there leaves the case. */
+function insideCase(ts: TS, node: ts.Node, body: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node.parent; n && n !== body; n = n.parent) if (ts.isCaseClause(n) || ts.isDefaultClause(n)) return true;
+  return false;
+}
+
+/** The `break` that ends a case's code (last statement, or last of a block that is), if any. */
+function endingBreak(ts: TS, s: ts.Statement): ts.BreakStatement | undefined {
+  if (ts.isBreakStatement(s)) return s.label ? undefined : s;
+  if (ts.isBlock(s) && s.statements.length > 0) return endingBreak(ts, s.statements[s.statements.length - 1]!);
+  return undefined;
+}
+
+/** Whether control can run off the end of a case into the next one. */
+function fallsThrough(ts: TS, clause: ts.CaseOrDefaultClause, asking: ReadonlySet<ts.Statement>): boolean {
+  const list = clause.statements;
+  return list.length === 0 || completes(ts, list[list.length - 1]!, asking, true);
+}
+
+/** `archiveProjectCase` for `case 'archive_project':`, `defaultCase` for `default:`. */
+function caseLabelName(ts: TS, clause: ts.CaseOrDefaultClause): string {
+  if (ts.isDefaultClause(clause)) return 'defaultCase';
+  const e = skipOuter(ts, clause.expression);
+  const words = ts.isStringLiteralLike(e) || ts.isNumericLiteral(e) ? camelCase(e.text) : ts.isPropertyAccessExpression(e) ? camelCase(e.name.text) : '';
+  return /^[A-Za-z_$][\w$]*$/.test(words) ? `${words}Case` : 'resumedCase';
 }
 
 function declaredNames(ts: TS, statements: readonly ts.Statement[]): Set<string> {
@@ -462,14 +569,16 @@ function guardedFinally(env: RewriteEnv, t: ts.TryStatement, flag: string, inden
 }
 
 /** Whether control can run past the end of a statement, when the `asking` statements return. */
-function completes(ts: TS, s: ts.Statement, asking: ReadonlySet<ts.Statement> = new Set()): boolean {
+function completes(ts: TS, s: ts.Statement, asking: ReadonlySet<ts.Statement> = new Set(), breakLeaves = false): boolean {
   if (asking.has(s)) return false;
   if (ts.isReturnStatement(s) || ts.isThrowStatement(s)) return false;
-  if (ts.isBlock(s)) return s.statements.every(x => completes(ts, x, asking));
-  if (ts.isIfStatement(s)) return !s.elseStatement || completes(ts, s.thenStatement, asking) || completes(ts, s.elseStatement, asking);
+  // With `breakLeaves`, an unlabeled break leaves the enclosing switch case instead of completing.
+  if (breakLeaves && ts.isBreakStatement(s) && !s.label) return false;
+  if (ts.isBlock(s)) return s.statements.every(x => completes(ts, x, asking, breakLeaves));
+  if (ts.isIfStatement(s)) return !s.elseStatement || completes(ts, s.thenStatement, asking, breakLeaves) || completes(ts, s.elseStatement, asking, breakLeaves);
   if (ts.isTryStatement(s)) {
-    if (s.finallyBlock && !completes(ts, s.finallyBlock, asking)) return false;
-    return completes(ts, s.tryBlock, asking) || (!!s.catchClause && completes(ts, s.catchClause.block, asking));
+    if (s.finallyBlock && !completes(ts, s.finallyBlock, asking, breakLeaves)) return false;
+    return completes(ts, s.tryBlock, asking, breakLeaves) || (!!s.catchClause && completes(ts, s.catchClause.block, asking, breakLeaves));
   }
   return true;
 }
