@@ -328,9 +328,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
   const callProblem = questionCallProblem(ts, f, checker);
   if (callProblem) return callProblem;
-  if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
-    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
-  }
+  const wiring = wiringProblem(ts, handler, resolver);
+  if (wiring) return wiring;
   const locals = f.live?.locals ?? [];
   const unnameable = locals.find(l => l.typeProblem);
   if (unnameable) {
@@ -416,9 +415,8 @@ function urlThrowVerdict(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver):
   if (all.some(o => o.raw.kind === 'capability-guard' && o.context.type === 'handler' && o.context.handler === handler)) {
     return refuse('unsupported-construct', 'the handler also guards on getClientCapabilities(); a handler that both guards and throws UrlElicitationRequiredError is not rewritten yet.');
   }
-  if (serverConstructions(ts, handler.receiver, resolver).length === 0) {
-    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
-  }
+  const wiring = wiringProblem(ts, handler, resolver);
+  if (wiring) return wiring;
   return {
     kind: 'migrate',
     review: true,
@@ -429,6 +427,25 @@ function urlThrowVerdict(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver):
 function isConstantText(ts: TS, expr: ts.Expression): boolean {
   const e = skipOuter(ts, expr);
   return ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e);
+}
+
+/**
+ * The codec is wired into the server's construction in this file. A server built in another file
+ * (a module function given the server by its caller there) cannot be wired by a per-file rewrite,
+ * and wiring only some of its constructions would leave the others without the verify hook.
+ */
+function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict | undefined {
+  const constructions = serverConstructions(ts, handler.receiver, resolver);
+  const elsewhere = constructions.find(c => c.getSourceFile() !== handler.fn.getSourceFile());
+  if (elsewhere) {
+    const file = elsewhere.getSourceFile();
+    const where = `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(elsewhere.getStart()).line + 1}`;
+    return refuse('server-not-found', `the server this handler is registered on is constructed in another file (${where}), where its requestState codec would have to be wired; construct it in this file or migrate by hand.`);
+  }
+  if (constructions.length === 0) {
+    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
+  }
+  return undefined;
 }
 
 /** What the push call itself must be for the rewrite to rebuild it as an inputRequired() request. */

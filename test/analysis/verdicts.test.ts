@@ -490,7 +490,7 @@ describe('prefilter', () => {
 });
 
 describe('across files', () => {
-  it('with the project index, tools registered on a server built in another file migrate, and helpers called from there are helpers', () => {
+  it('with the project index, tools registered on a server built in another file are refused with that file, and helpers called from there are helpers', () => {
     const files = ['v1/tools-module.ts', 'v1/tools-main.ts'].map(f => join(FIXTURES, f));
     const program = createFixtureProgram(files);
     const index = new ProjectIndex(ts, program);
@@ -498,9 +498,12 @@ describe('across files', () => {
     const withIndex = analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn) });
     const without = analyzeFile({ ts, sourceFile, program });
     expect(verdicts(without)).toEqual(['11 refuse:server-not-found', '23 refuse:no-live-request']);
-    expect(verdicts(withIndex)).toEqual(['11 migrate', '23 refuse:unsupported-construct']);
+    // The codec would have to be wired into the construction in tools-main.ts, which a per-file rewrite does not edit.
+    expect(verdicts(withIndex)).toEqual(['11 refuse:server-not-found', '23 refuse:unsupported-construct']);
+    expect(hint(withIndex.sites[0]!)).toMatch(/constructed in another file \(tools-main\.ts:\d+\)/);
     expect(withIndex.sites[1]!.context).toMatchObject({ type: 'helper', helperName: 'summarizeWith' });
-    expect(withIndex.plans[0]!.constructions[0]!.getSourceFile().fileName).toBe(files[1]);
+    expect(hint(withIndex.sites[1]!)).toMatch(/summarizeWith\(\) is exported/);
+    expect(withIndex.plans).toEqual([]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { dirname, join } from 'node:path';
 import { ts, type Project } from 'ts-morph';
 import { ProjectIndex } from '../../src/analysis/index.js';
 import { createProject } from '../../src/project/load.js';
@@ -31,10 +32,12 @@ export interface PipelineResult {
 /** One project for every run of a test file: the SDK's declaration files are parsed once. */
 let shared: Project | undefined;
 
-export function runPipeline(path: string, text: string, cwd = process.cwd()): PipelineResult {
+/** `others`: more files of the project (name → text), next to `path`; only `path` is rewritten. */
+export function runPipeline(path: string, text: string, cwd = process.cwd(), others: Record<string, string> = {}): PipelineResult {
   const project = (shared ??= createProject(COMPILER_OPTIONS));
   for (const other of project.getSourceFiles()) if (!other.isDeclarationFile() && !other.isInNodeModules()) project.removeSourceFile(other);
   const sourceFile = project.createSourceFile(path, text, { overwrite: true });
+  for (const [name, otherText] of Object.entries(others)) project.createSourceFile(join(dirname(path), name), otherText, { overwrite: true });
   if (/@modelcontextprotocol\/sdk/.test(text)) {
     runSdkUpgrade(sourceFile, 'server', path);
   }

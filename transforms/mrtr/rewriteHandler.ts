@@ -275,7 +275,7 @@ export function rewriteHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewri
   const header = nl + bodyIndent + [...prologue, ...branches].join(nl + bodyIndent);
 
   return {
-    edits: [...paramEdits, { start: bodyStart, end: bodyStart, text: header }, ...phaseZero],
+    edits: [...paramEdits, ...widenReturnType(env, fn, sdkTypes), { start: bodyStart, end: bodyStart, text: header }, ...phaseZero],
     stateTypeDeclaration: stateType(env, questions),
     questions: questions.map(q => ({ step: q.step, carried: q.carried.map(c => ({ name: c.name, type: c.type })) })),
     sdkValues,
@@ -720,6 +720,21 @@ export function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.Funct
     else values.push(`{ ${bindingIdentifiers(ts, parameter.name).map(id => id.text).join(', ')} }`);
   }
   return values.length === 1 ? values[0]! : `[${values.join(', ')}]`;
+}
+
+/**
+ * `async (...): Promise<CallToolResult> => ...`: the handler now also returns inputRequired(...), so a
+ * declared result type gains `InputRequiredResult` (the SDK accepts the union for MRTR handlers).
+ */
+export function widenReturnType(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, sdkTypes: Set<string>): Edit[] {
+  const { ts } = env;
+  const type = fn.type;
+  if (!type || !ts.isTypeReferenceNode(type) || type.typeName.getText(env.sourceFile) !== 'Promise' || type.typeArguments?.length !== 1) return [];
+  const result = type.typeArguments[0]!;
+  if (result.kind === ts.SyntaxKind.AnyKeyword || result.kind === ts.SyntaxKind.UnknownKeyword || /\bInputRequiredResult\b/.test(result.getText(env.sourceFile))) return [];
+  sdkTypes.add('InputRequiredResult');
+  const text = ts.isUnionTypeNode(result) || ts.isTypeReferenceNode(result) || ts.isTypeLiteralNode(result) ? result.getText(env.sourceFile) : `(${result.getText(env.sourceFile)})`;
+  return [{ start: result.getStart(env.sourceFile), end: result.getEnd(), text: `${text} | InputRequiredResult` }];
 }
 
 /**

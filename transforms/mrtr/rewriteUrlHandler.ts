@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import type { HandlerPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import type { TS } from '../../src/analysis/types.js';
-import { bindingArgsExpr, bindingNameExpr, ensureParameter, LocalNames, uniqueStep, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
+import { bindingArgsExpr, bindingNameExpr, ensureParameter, LocalNames, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, type Edit } from './text.js';
 
 /** The message UrlElicitationRequiredError uses when given none (SDK v1 and v2, one elicitation). */
@@ -91,12 +91,13 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
 
   const members = steps.map(step =>
     `${env.unit}| { step: '${step}'; call: string; request: InputRequest; elicitationId: ElicitRequestURLParams['elicitationId']; message: string }`);
+  const sdkTypes = new Set(['InputRequest', 'ElicitRequestURLParams']);
   return {
-    edits: [...paramEdits, { start: bodyStart, end: bodyStart, text: nl + bodyIndent + header }, ...throwEdits],
+    edits: [...paramEdits, ...widenReturnType(env, fn, sdkTypes), { start: bodyStart, end: bodyStart, text: nl + bodyIndent + header }, ...throwEdits],
     stateTypeDeclaration: `type ${env.stateTypeName} =${nl}${members.join(nl)};`,
     questions: steps.map(step => ({ step, carried: [] })),
     sdkValues: new Set(['inputRequired', 'inputResponse']),
-    sdkTypes: new Set(['InputRequest', 'ElicitRequestURLParams']),
+    sdkTypes,
     usesElicitResultOf: false,
   };
 }

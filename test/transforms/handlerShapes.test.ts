@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runPipeline } from './pipeline.js';
+
+/** Handler shapes found in real servers that the runnable fixtures do not show. */
+
+const file = join(import.meta.dirname, '../../fixtures/__shape_snippet__.ts');
+const CONFIRM = "{ mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }";
+
+describe('a declared handler result type', () => {
+  it('gains InputRequiredResult, so the handler may return inputRequired(...), and type-checks', () => {
+    const result = runPipeline(file, [
+      "import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.registerTool('go', {}, async function (ctx): Promise<CallToolResult> {",
+      `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+      "  return { content: [{ type: 'text', text: answer.action }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('async function (ctx): Promise<CallToolResult | InputRequiredResult> {');
+    expect(result.text).toMatch(/^import \{[^}]*type InputRequiredResult[^}]*\} from '@modelcontextprotocol\/server';/);
+  });
+});
+
+describe('a server built in another file', () => {
+  it('is refused (server-not-found) with the file that constructs it, and nothing is edited', () => {
+    const input = [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      'export function registerTools(server: McpServer): void {',
+      "  server.registerTool('go', {}, async (ctx) => {",
+      `    const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+      "    return { content: [{ type: 'text', text: answer.action }] };",
+      '  });',
+      '}',
+    ].join('\n');
+    const result = runPipeline(file, input, process.cwd(), {
+      'main.ts': [
+        "import { McpServer } from '@modelcontextprotocol/server';",
+        "import { registerTools } from './__shape_snippet__.js';",
+        "registerTools(new McpServer({ name: 'n', version: '1' }));",
+      ].join('\n'),
+    });
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'server-not-found']]);
+    expect(result.sites[0]!.hint).toMatch(/constructed in another file \(main\.ts:3\)/);
+    // Only the marker is added: the other file's construction is not touched through this one.
+    expect(result.text.split('\n').filter(line => !line.includes('// mrtr-migrate:')).join('\n')).toBe(input);
+  });
+});
