@@ -48,3 +48,23 @@ describe('a server built in another file', () => {
     expect(result.text.split('\n').filter(line => !line.includes('// mrtr-migrate:')).join('\n')).toBe(input);
   });
 });
+
+describe('a carried local read only through a spread', () => {
+  it('is restored in the branch that spreads it (seen in the SDK form-elicitation example)', () => {
+    const ask = (message: string) => `await ctx.mcpReq.elicitInput({ mode: 'form', message: '${message}', requestedSchema: { type: 'object', properties: { v: { type: 'string' } } } })`;
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.registerTool('event', {}, async (ctx) => {",
+      `  const basics = ${ask('Basics?')};`,
+      "  if (basics.action !== 'accept' || !basics.content) return { content: [] };",
+      `  const when = ${ask('When?')};`,
+      "  return { content: [{ type: 'text', text: JSON.stringify({ ...basics.content, ...when.content }) }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated', 'migrated']);
+    expect(result.typeErrors).toEqual([]);
+    const whenBranch = result.text.slice(result.text.indexOf("if (state?.step === 'when')"));
+    expect(whenBranch).toContain('const { basics } = state;');
+  });
+});

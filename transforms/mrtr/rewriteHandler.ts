@@ -336,7 +336,8 @@ function rebuiltName(ts: TS, node: ts.Node): string {
 
 /** Whether `text` mentions `name` as a whole word (a cheap, conservative use check). */
 function mentions(text: string, name: string): boolean {
-  return new RegExp(`(^|[^A-Za-z0-9_$.])${name.replace(/\$/g, '\\$')}($|[^A-Za-z0-9_$])`).test(text);
+  // Not after a lone `.` (a property of the same name), but after a spread's `...`.
+  return new RegExp(`(^|[^A-Za-z0-9_$.]|\\.\\.\\.)${name.replace(/\$/g, '\\$')}($|[^A-Za-z0-9_$])`).test(text);
 }
 
 /** Re-emits a side-effect-free declaration (function, class, or `const f = () => ...`). */
