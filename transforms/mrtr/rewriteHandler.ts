@@ -341,7 +341,7 @@ function mentions(text: string, name: string): boolean {
 }
 
 /** Re-emits a side-effect-free declaration (function, class, or `const f = () => ...`). */
-export function rebuiltDeclaration(env: RewriteEnv, node: ts.Node, indent: string): string {
+export function rebuiltDeclaration(env: Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'literals'>, node: ts.Node, indent: string): string {
   const { ts } = env;
   const start = node.getStart(env.sourceFile);
   const own = splice(env.text, start, node.getEnd(), [], env.literals);
@@ -627,7 +627,7 @@ function requestBuilder(env: RewriteEnv, q: Question): { prefix: string; params:
  * `confirmRequest(message)` / `await this.confirmResult(answer, message)`: a call of an asking
  * helper's split part, with the original call's arguments for the parameters that part keeps.
  */
-export function helperPartCall(env: RewriteEnv, split: HelperSplit, call: ts.CallExpression, part: 'request' | 'result', answer?: string): string {
+export function helperPartCall(env: Pick<RewriteEnv, 'ts' | 'sourceFile' | 'helperNames'>, split: HelperSplit, call: ts.CallExpression, part: 'request' | 'result', answer?: string): string {
   const { ts } = env;
   const callee = skipOuter(ts, call.expression);
   const name = env.helperNames.get(split)![part];

@@ -43,7 +43,7 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
   const before = own(body.getStart(sourceFile) + 1, statementStart);
   const requestExpr = split.question.type === 'push'
     ? pushRequest(env, split, indentAt(text, statementStart))
-    : helperPartCall(env as RewriteEnv, split.question.split, split.question.call, 'request');
+    : helperPartCall(env, split.question.split, split.question.call, 'request');
   const requestBody = [before, `return ${requestExpr};`].filter(Boolean).join(nl + inner);
 
   // The result part: the declarations it re-runs, the question's statement with the answer in place of the await, the rest.
@@ -52,7 +52,7 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
   const statementText = (): string => {
     const replacement = split.question.type === 'push' || split.question.split.identity
       ? answerParam
-      : helperPartCall(env as RewriteEnv, split.question.split, split.question.call, 'result', split.question.split.readsAnswer ? answerParam : undefined);
+      : helperPartCall(env, split.question.split, split.question.call, 'result', split.question.split.readsAnswer ? answerParam : undefined);
     return own(statementStart, split.statement.getEnd(), [{ start: split.awaited.getStart(sourceFile), end: split.awaited.getEnd(), text: replacement }]);
   };
   let questionStatement: string;
@@ -68,7 +68,7 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
     answerParam = freeName(ts, fn, 'answer');
     questionStatement = statementText();
   }
-  const rebuilt = split.rebuilt.map(node => rebuiltDeclaration(env as RewriteEnv, node, inner));
+  const rebuilt = split.rebuilt.map(node => rebuiltDeclaration(env, node, inner));
   const after = own(split.statement.getEnd(), body.getEnd() - 1);
   const resultBody = [...rebuilt, questionStatement, after].filter(Boolean).join(nl + inner);
   const resultParams = [...(split.readsAnswer ? [`${answerParam}: ${answerParamType}`] : []), ...params(split.resultParams)];
@@ -92,7 +92,8 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
   const start = declaration.getStart(sourceFile, true);
   const docs = text.slice(start, declaration.getStart(sourceFile)).trim();
   if (docs) lines.splice(2, 0, ...docs.split(/\r?\n/).map(l => l.trim().startsWith('*') ? ` ${l.trim()}` : l.trim()));
-  const joined = lines.map(l => (l === '' ? '' : l)).join(nl + indent).replace(/[ \t]+(\r?\n)/g, '$1');
+  // The blank line between the parts carries no indentation (nothing else is touched: literals keep their spaces).
+  const joined = lines.map((line, i) => (i === 0 ? line : line === '' ? nl : nl + indent + line)).join('');
   return { edit: { start, end: declaration.getEnd(), text: joined }, sdkTypes };
 }
 
