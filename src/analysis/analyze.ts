@@ -9,6 +9,7 @@ import { analyzeFlow, type FlowInfo } from './flow.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
 import { helperCallProblem, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
+import { moduleFormatProblem } from './moduleFormat.js';
 import { SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { switchCaseProblem } from './switchCase.js';
@@ -164,10 +165,10 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     const calls = resolver.callsOf(fn);
     const other = otherHelperReference(ts, fn, calls);
     if (other) return refused('unsupported-construct', `helper ${split.name}() is also used as a value (line ${lineOf(other)}), which would break when it is split into a request part and a result part.`);
-    const result: HelperChain = { verdict: { kind: 'migrate', review: split.effects.length > 0, notes: [] }, splits: [split], handlerQuestions: [] };
-    if (split.effects.length > 0) {
-      result.verdict = { kind: 'migrate', review: true, notes: [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`] };
-    }
+    const notes = split.effects.length > 0
+      ? [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`]
+      : [];
+    const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
     for (const caller of calls) {
       const where = `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}`;
       if (caller.getSourceFile() !== sourceFile) {
@@ -477,9 +478,8 @@ function guardVerdict(ts: TS, f: Facts): Verdict {
     return refuse('nested-callback', `the capability read is inside a function nested in the handler; move it to the handler body or ${perRequest}.`);
   }
   const fn = context.handler.fn;
-  const file = fn.getSourceFile();
-  if (/\.(c|m)?jsx?$/.test(file.fileName)) return refuse('unsupported-construct', 'JavaScript files are not rewritten yet (the generated code carries type annotations); migrate by hand or convert the file to TypeScript.');
-  if (!file.statements.some(s => ts.isImportDeclaration(s))) return refuse('unsupported-construct', 'CommonJS modules are not rewritten yet; the rewrite adds ES imports.');
+  const format = moduleFormatProblem(ts, fn.getSourceFile());
+  if (format) return refuse('unsupported-construct', format);
   const ctxParam = fn.parameters[context.handler.ctxParamIndex];
   if (ctxParam && !ts.isIdentifier(ctxParam.name)) {
     return refuse('unsupported-construct', 'the handler destructures its context parameter; the per-request capabilities need the whole context (name it, e.g. `ctx`).');
@@ -522,9 +522,8 @@ function describeHandlers(handlers: Handler[]): string {
 /** Handler shapes the rewrite does not produce code for (yet). */
 function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string | undefined {
   const fn = handler.fn;
-  const file = fn.getSourceFile();
-  if (/\.(c|m)?jsx?$/.test(file.fileName)) return 'JavaScript files are not rewritten yet (the generated code carries type annotations); migrate by hand or convert the file to TypeScript.';
-  if (!file.statements.some(s => ts.isImportDeclaration(s))) return 'CommonJS modules are not rewritten yet; the rewrite adds ES imports.';
+  const format = moduleFormatProblem(ts, fn.getSourceFile());
+  if (format) return format;
   if (fn.asteriskToken) return 'generator handlers are not rewritten.';
   if (!fn.body || !ts.isBlock(fn.body)) return 'the handler is an arrow function with an expression body; give it a block body.';
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword)) return 'the handler is not async; the rewrite needs to await the state codec.';

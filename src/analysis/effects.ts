@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import { codeBefore } from './continuation.js';
-import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
@@ -41,7 +41,7 @@ export function sideEffectsBefore(
     while (ts.isPropertyAccessExpression(root) || ts.isElementAccessExpression(root) || ts.isCallExpression(root)) root = skipOuter(ts, root.expression);
     if (!ts.isIdentifier(root)) return root.kind !== ts.SyntaxKind.ThisKeyword;
     const decl = resolveIdentifier(ts, root);
-    return !!decl && (decl.scope === fn || isWithin(decl.scope, fn));
+    return !!decl && (decl.scope === fn || isWithinNode(decl.scope, fn));
   };
   const note = (node: ts.Node, what: string): void => {
     const text = node.getText().replace(/\s+/g, ' ');
@@ -94,11 +94,6 @@ export function sideEffectsBefore(
   };
   prefixVisit(statement);
   return found;
-}
-
-function isWithin(node: ts.Node, ancestor: ts.Node): boolean {
-  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
-  return false;
 }
 
 function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression) => boolean, checker: ts.TypeChecker | undefined): boolean {

@@ -3,7 +3,8 @@ import type { RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, isPureExpression, type AnswerForm } from './flow.js';
 import { liveLocals } from './locals.js';
-import { forEachValueIdentifier, isFunctionLike, isValueReference, resolveIdentifier } from './scope.js';
+import { moduleFormatProblem } from './moduleFormat.js';
+import { forEachValueIdentifier, isFunctionLike, isValueReference, isWithinNode, resolveIdentifier } from './scope.js';
 import { functionNameNode, skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
 
@@ -101,7 +102,7 @@ export function splitHelper(cx: HelperContext, fn: ts.FunctionLikeDeclaration, c
   const params = fn.parameters;
   const paramIndex = (id: ts.Identifier): number => {
     const decl = resolveIdentifier(ts, id);
-    return decl?.kind === 'parameter' ? params.findIndex(p => p === decl.declaration || isWithinNode(decl.declaration, p)) : -1;
+    return decl?.kind === 'parameter' ? params.findIndex(p => isWithinNode(decl.declaration, p)) : -1;
   };
   const collect = (nodes: readonly ts.Node[], into: Set<number>, skip?: ts.Node): void => {
     for (const node of nodes) {
@@ -154,9 +155,8 @@ export function splitHelper(cx: HelperContext, fn: ts.FunctionLikeDeclaration, c
 
 /** Helper shapes the split does not produce code for. */
 function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string): string | undefined {
-  const file = fn.getSourceFile();
-  if (/\.(c|m)?jsx?$/.test(file.fileName)) return `helper ${name}() is in a JavaScript file; the split parts carry type annotations`;
-  if (!file.statements.some(s => ts.isImportDeclaration(s))) return `helper ${name}() is in a CommonJS module; the rewrite adds ES imports`;
+  const format = moduleFormatProblem(ts, fn.getSourceFile());
+  if (format) return `helper ${name}(): ${format.replace(/; migrate by hand.*$|\.$/, '')}`;
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword) || fn.asteriskToken) return `helper ${name}() is not an async function`;
   if (!fn.body || !ts.isBlock(fn.body)) return `helper ${name}() has an expression body; give it a block body`;
   if (ts.canHaveDecorators(fn) && ts.getDecorators(fn)?.length) return `helper ${name}() is decorated; the split parts would not carry its decorators`;
@@ -257,8 +257,4 @@ function mentionsDecl(ts: TS, node: ts.Node, name: ts.Identifier): boolean {
   let found = false;
   forEachValueIdentifier(ts, node, id => { if (!found && id.text === name.text && resolveIdentifier(ts, id)?.nameNode === name) found = true; });
   return found;
-}
-
-function isWithinNode(inner: ts.Node, outer: ts.Node): boolean {
-  return inner.pos >= outer.pos && inner.end <= outer.end;
 }

@@ -3,7 +3,7 @@ import { codeAfter } from './continuation.js';
 import { exitsBeforeQuestion } from './switchCase.js';
 import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, type Jsonness } from './jsonType.js';
-import { forEachValueIdentifier, isFunctionLike, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
+import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
 
@@ -320,11 +320,6 @@ function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefi
 function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
   if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
   return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
-}
-
-function isWithinNode(node: ts.Node, ancestor: ts.Node): boolean {
-  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
-  return false;
 }
 
 /** A write in one branch of an `if` cannot reach a question in the other branch. */

@@ -256,3 +256,9 @@ export function enclosingFunction(ts: TS, node: ts.Node): ts.FunctionLikeDeclara
   }
   return undefined;
 }
+
+/** Whether `node` is `ancestor` or sits inside it. */
+export function isWithinNode(node: ts.Node, ancestor: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}

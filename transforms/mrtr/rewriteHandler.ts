@@ -692,14 +692,14 @@ function stateType(env: RewriteEnv, questions: Question[]): string {
 /** The tool / prompt / resource name the state is bound to. */
 export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
   const h = plan.handler;
-  if (h.registration !== 'setRequestHandler') return quoteLike(env, h.name!);
+  if (h.registration !== 'setRequestHandler') return quoteLike(env.text, h.name!);
   const request = (fn.parameters[0]!.name as ts.Identifier).text;
   return h.method === 'resources/read' ? `${request}.params.uri` : `${request}.params.name`;
 }
 
 /** A string literal in the file's quote style. */
-function quoteLike(env: RewriteEnv, value: string): string {
-  const single = (env.text.match(/'/g)?.length ?? 0) >= (env.text.match(/"/g)?.length ?? 0);
+export function quoteLike(text: string, value: string): string {
+  const single = (text.match(/'/g)?.length ?? 0) >= (text.match(/"/g)?.length ?? 0);
   const json = JSON.stringify(value);
   return single ? `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'` : json;
 }

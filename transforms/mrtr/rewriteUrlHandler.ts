@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import type { HandlerPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import type { TS } from '../../src/analysis/types.js';
-import { bindingArgsExpr, bindingNameExpr, ensureParameter, LocalNames, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
+import { bindingArgsExpr, bindingNameExpr, ensureParameter, LocalNames, quoteLike, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, type Edit } from './text.js';
 
 /** The message UrlElicitationRequiredError uses when given none (SDK v1 and v2, one elicitation). */
@@ -106,10 +106,4 @@ function skipParens(ts: TS, node: ts.Node): ts.Node {
   let n = node;
   while (n.parent && ts.isParenthesizedExpression(n.parent)) n = n.parent;
   return n;
-}
-
-/** A string literal in the file's quote style. */
-function quoteLike(text: string, value: string): string {
-  const single = (text.match(/'/g)?.length ?? 0) >= (text.match(/"/g)?.length ?? 0);
-  return single ? `'${value}'` : JSON.stringify(value);
 }

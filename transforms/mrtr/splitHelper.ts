@@ -1,7 +1,6 @@
 import type * as ts from 'typescript';
 import { helperDeclaration, type HelperSplit } from '../../src/analysis/helpers.js';
-import type { TS } from '../../src/analysis/types.js';
-import { answerTypeOf, helperPartCall, rebuiltDeclaration, type RewriteEnv } from './rewriteHandler.js';
+import { answerTypeOf, helperPartCall, LocalNames, rebuiltDeclaration, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, type Edit } from './text.js';
 
 /**
@@ -65,7 +64,7 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
   } else if (split.form === 'discard' && (split.question.type === 'push' || split.question.split.identity)) {
     questionStatement = '';
   } else {
-    answerParam = freeName(ts, fn, 'answer');
+    answerParam = new LocalNames(ts, fn).take('answer');
     questionStatement = statementText();
   }
   const rebuilt = split.rebuilt.map(node => rebuiltDeclaration(env, node, inner));
@@ -121,17 +120,4 @@ function pushRequest(env: SplitEnv, split: HelperSplit, statementIndent: string)
   const start = raw.params.getStart(env.sourceFile);
   const params = reindentProtected(splice(env.text, start, raw.params.getEnd(), [], env.literals), indentAt(env.text, start), statementIndent);
   return `${builder}(${params.text})`;
-}
-
-/** A name nothing in the helper uses. */
-function freeName(ts: TS, fn: ts.FunctionLikeDeclaration, preferred: string): string {
-  const used = new Set<string>();
-  const visit = (node: ts.Node): void => {
-    if (ts.isIdentifier(node)) used.add(node.text);
-    node.forEachChild(visit);
-  };
-  visit(fn);
-  let name = preferred;
-  for (let i = 2; used.has(name); i++) name = `${preferred}${i}`;
-  return name;
 }
