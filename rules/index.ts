@@ -1,3 +1,4 @@
+import tsParser from '@typescript-eslint/parser';
 import type { ESLint, Linter } from 'eslint';
 import noInitializeScopedCapabilities from './no-initialize-scoped-capabilities.js';
 import noLeftoverMarkers from './no-leftover-markers.js';
@@ -8,6 +9,7 @@ import noSecretsInRequestState from './no-secrets-in-request-state.js';
 import noUnvalidatedInputResponses from './no-unvalidated-input-responses.js';
 import noUrlElicitationError from './no-url-elicitation-error.js';
 import requireRequestStateIntegrity from './require-request-state-integrity.js';
+import validIgnoreComments from './valid-ignore-comments.js';
 import { packageVersion } from './utils/packageInfo.js';
 
 const PLUGIN_NAME = 'mrtr-migrate';
@@ -22,6 +24,7 @@ const ruleModules = {
   'no-unvalidated-input-responses': noUnvalidatedInputResponses,
   'no-secrets-in-request-state': noSecretsInRequestState,
   'no-leftover-markers': noLeftoverMarkers,
+  'valid-ignore-comments': validIgnoreComments,
 };
 
 export type RuleName = keyof typeof ruleModules;
@@ -44,6 +47,27 @@ function presetRules(preset: 'recommended' | 'strict'): Linter.RulesRecord {
   return Object.fromEntries(entries);
 }
 
+/**
+ * Every extension the codemod reads (`.d.ts` included by the globs, as typescript-eslint's configs do):
+ * the analysis runs on JavaScript as well as TypeScript.
+ */
+export const LINTED_FILES = ['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts', '**/*.js', '**/*.jsx', '**/*.mjs', '**/*.cjs'];
+
+/**
+ * A preset is a complete flat config, so `export default [mrtr.configs.recommended]` lints a project
+ * on its own: its files, the TypeScript parser (it reads JavaScript too) and the rules. Typed linting
+ * is the user's choice (`parserOptions.projectService`): no rule requires it, every rule uses it when there.
+ */
+function preset(preset: 'recommended' | 'strict'): Linter.Config {
+  return {
+    name: `${PLUGIN_NAME}/${preset}`,
+    files: [...LINTED_FILES],
+    languageOptions: { parser: tsParser as Linter.Parser },
+    plugins: { [PLUGIN_NAME]: plugin },
+    rules: presetRules(preset),
+  };
+}
+
 const plugin: MrtrMigratePlugin = {
   meta: { name: PLUGIN_NAME, version: packageVersion(), namespace: PLUGIN_NAME },
   rules,
@@ -51,8 +75,8 @@ const plugin: MrtrMigratePlugin = {
 };
 
 // Flat configs refer to the plugin object itself, so they are filled in once it exists.
-plugin.configs.recommended = { name: `${PLUGIN_NAME}/recommended`, plugins: { [PLUGIN_NAME]: plugin }, rules: presetRules('recommended') };
-plugin.configs.strict = { name: `${PLUGIN_NAME}/strict`, plugins: { [PLUGIN_NAME]: plugin }, rules: presetRules('strict') };
+plugin.configs.recommended = preset('recommended');
+plugin.configs.strict = preset('strict');
 
 export { ruleModules as rules };
 export default plugin;

@@ -14,6 +14,7 @@ export default createRule<[], 'leftoverMarker' | 'removeMarker'>({
     docs: {
       description: 'Disallow `mrtr-migrate: <reason> — <hint>` marker comments left by the codemod above sites it could not rewrite',
       recommended: 'recommended',
+      requiresTypeChecking: false,
     },
     hasSuggestions: true,
     messages: {

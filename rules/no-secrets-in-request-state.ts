@@ -2,7 +2,7 @@ import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
 import { createRule } from './utils/createRule.js';
 import { constInitializer, importsMcp, MAX_TRACE_DEPTH, memberName, propertyKeyName, skipTypeWrappers } from './utils/estree.js';
 import { encodedInput, isJsonStringify, isMintCall, requestStateProperty } from './utils/requestState.js';
-import { looksSecret } from './utils/secretNames.js';
+import { isSecretSourceCall, looksSecret } from '../src/analysis/secrets.js';
 
 type MessageIds = 'secretInState' | 'authInfoInState';
 
@@ -13,6 +13,7 @@ export default createRule<[], MessageIds>({
     docs: {
       description: 'Disallow secrets (tokens, passwords, API keys, authInfo) in requestState payloads',
       recommended: 'strict',
+      requiresTypeChecking: false,
     },
     messages: {
       secretInState:
@@ -89,9 +90,12 @@ export default createRule<[], MessageIds>({
           }
           const input = encodedInput(e);
           if (input) return scan(input, depth + 1, seen);
-          // Any other call transforms its input (a hash of a token is fine); only its name can tell.
+          // Any other call transforms its input (a hash of a token is fine); only its name or a secret
+          // store as its receiver (`vault.read()`) can tell.
           const callee = e.callee.type === AST_NODE_TYPES.MemberExpression ? memberName(e.callee) : e.callee.type === AST_NODE_TYPES.Identifier ? e.callee.name : undefined;
-          if (callee && looksSecret(callee)) report(e, `${callee}()`, 'secretInState');
+          const object = e.callee.type === AST_NODE_TYPES.MemberExpression ? skipTypeWrappers(e.callee.object) : undefined;
+          const receiver = object?.type === AST_NODE_TYPES.Identifier ? object.name : object?.type === AST_NODE_TYPES.MemberExpression ? memberName(object) : undefined;
+          if (isSecretSourceCall(callee, receiver)) report(e, `${receiver ? `${receiver}.` : ''}${callee}()`, 'secretInState');
           return;
         }
         default:

@@ -11,6 +11,7 @@ export default createRule<[], MessageIds>({
     docs: {
       description: 'Require acceptedContent() / inputResponse() to read inputResponses instead of casts and property reads',
       recommended: 'strict',
+      requiresTypeChecking: false,
     },
     hasSuggestions: true,
     messages: {

@@ -18,6 +18,7 @@ export default createRule<Options, MessageIds>({
     docs: {
       description: 'Require requestState to be minted by a codec and verified by the server',
       recommended: 'strict',
+      requiresTypeChecking: false,
     },
     messages: {
       unprotectedState:

@@ -1,14 +1,32 @@
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import path from 'node:path';
 import ts from 'typescript';
 import { analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
 
+/**
+ * The analysis the rules run. A property rather than the import itself so a test can make it fail
+ * (test/rules/analysis-failure.test.ts) without replacing modules other test files share.
+ */
+export const analyzer = { analyzeFile };
+
 type AnyRuleContext = Readonly<TSESLint.RuleContext<string, readonly unknown[]>>;
+
+/** The message a rule that runs the analysis declares as `analysisFailed`. */
+export const ANALYSIS_FAILED_MESSAGE =
+  'mrtr-migrate could not analyse {{file}}: {{error}}. The push-style calls in this file are not checked until this is fixed; please report it with the file.';
+
+interface CachedAnalysis {
+  analysis: FileAnalysis | null;
+  /** Why the analysis threw; reported once per file, by the first rule that asks. */
+  error: string | undefined;
+  reported: boolean;
+}
 
 /**
  * One analysis per linted file, shared by every rule that asks: ESLint hands all rules the same
  * SourceCode object for a file, so it is the cache key (and lets the entry go with the file).
  */
-const cache = new WeakMap<object, FileAnalysis | null>();
+const cache = new WeakMap<object, CachedAnalysis>();
 
 /** With typed linting, the same cross-file call index the codemod uses, once per program. */
 const indexes = new WeakMap<ts.Program, ProjectIndex>();
@@ -18,19 +36,46 @@ function projectIndex(program: ts.Program): ProjectIndex {
   return index;
 }
 
+/**
+ * The file's analysis, or null when it has nothing to analyse or the analysis failed. A failure
+ * (half-typed code, a construct the analysis mishandles) must not crash the lint run, nor turn the
+ * rules into silent no-ops: it is reported once, on line 1, through the rule that asked first,
+ * which declares the `analysisFailed` message ({@link ANALYSIS_FAILED_MESSAGE}).
+ */
 export function getFileAnalysis(context: AnyRuleContext): FileAnalysis | null {
   const sourceCode = context.sourceCode;
-  const cached = cache.get(sourceCode);
-  if (cached !== undefined) return cached;
-  let result: FileAnalysis | null = null;
-  try {
-    result = analyze(context);
-  } catch {
-    // A file the analysis cannot handle (half-typed code, odd syntax) must never crash a lint run.
-    result = null;
+  let entry = cache.get(sourceCode);
+  if (!entry) {
+    entry = { analysis: null, error: undefined, reported: false };
+    try {
+      entry.analysis = analyze(context);
+    } catch (error) {
+      entry.error = errorText(error);
+    }
+    cache.set(sourceCode, entry);
   }
-  cache.set(sourceCode, result);
-  return result;
+  if (entry.error !== undefined && !entry.reported) {
+    entry.reported = true;
+    context.report({
+      loc: { start: { line: 1, column: 0 }, end: { line: 1, column: 0 } },
+      messageId: 'analysisFailed',
+      data: { file: displayName(context), error: entry.error },
+    });
+  }
+  return entry.analysis;
+}
+
+/** The first line of the error, with its type when that says more than the message. */
+function errorText(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim() || 'unknown error';
+  const name = error instanceof Error && error.name !== 'Error' ? `${error.name}: ` : '';
+  return `${name}${message.length > 300 ? `${message.slice(0, 297)}...` : message}`;
+}
+
+function displayName(context: AnyRuleContext): string {
+  const file = context.filename;
+  const rel = path.relative(context.cwd, file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : file;
 }
 
 function analyze(context: AnyRuleContext): FileAnalysis | null {
@@ -46,10 +91,10 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
   // Offsets are reported against ESLint's text; a program copy that differs (BOM, stale) cannot be used.
   if (program && typedFile && typedFile.text === text) {
     const index = projectIndex(program);
-    return analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn) });
+    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn) });
   }
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
-  return analyzeFile({ ts, sourceFile });
+  return analyzer.analyzeFile({ ts, sourceFile });
 }
 
 const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {

@@ -1,8 +1,8 @@
-import type { SiteKind } from '../../src/analysis/index.js';
-import { getFileAnalysis, siteCallText, siteLoc } from './analysis.js';
+import { isIgnored, type SiteKind } from '../../src/analysis/index.js';
+import { ANALYSIS_FAILED_MESSAGE, getFileAnalysis, siteCallText, siteLoc } from './analysis.js';
 import { createRule } from './createRule.js';
 
-export type SiteMessageId = 'migratable' | 'migratableForReview' | 'refused';
+export type SiteMessageId = 'migratable' | 'migratableForReview' | 'refused' | 'analysisFailed';
 
 export interface SiteRuleOptions {
   name: string;
@@ -12,7 +12,7 @@ export interface SiteRuleOptions {
    * One message per verdict. Placeholders: `{{call}}` (the call as written), `{{notes}}` (why the
    * rewrite needs review), `{{reason}}` / `{{hint}}` (the refusal reason code and what to do).
    */
-  messages: Record<SiteMessageId, string>;
+  messages: Record<Exclude<SiteMessageId, 'analysisFailed'>, string>;
 }
 
 /**
@@ -24,8 +24,8 @@ export function createSiteRule({ name, kind, description, messages }: SiteRuleOp
     name,
     meta: {
       type: 'problem',
-      docs: { description, recommended: 'recommended' },
-      messages,
+      docs: { description, recommended: 'recommended', requiresTypeChecking: false },
+      messages: { ...messages, analysisFailed: ANALYSIS_FAILED_MESSAGE },
       schema: [],
     },
     create(context) {
@@ -34,7 +34,8 @@ export function createSiteRule({ name, kind, description, messages }: SiteRuleOp
           const analysis = getFileAnalysis(context);
           if (!analysis) return;
           for (const site of analysis.sites) {
-            if (site.kind !== kind) continue;
+            // Under a `// mrtr-migrate-ignore <reason>` comment: left on purpose (valid-ignore-comments checks the comment).
+            if (site.kind !== kind || isIgnored(site.verdict)) continue;
             const call = siteCallText(site);
             const loc = siteLoc(context, site);
             const verdict = site.verdict;

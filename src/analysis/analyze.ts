@@ -1,8 +1,7 @@
 import type * as ts from 'typescript';
 import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
-import { statementList } from './continuation.js';
-import { forEachValueIdentifier, isWriteReference, resolveIdentifier, resolveName } from './scope.js';
+import { resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
@@ -12,7 +11,9 @@ import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
 import { SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
+import { applySuppressions, type Suppression } from './suppressions.js';
 import { switchCaseProblem } from './switchCase.js';
+import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
 /**
@@ -33,7 +34,7 @@ export interface AnalyzeOptions {
 }
 
 /** Everything the rewrite needs about one question. */
-export interface QuestionPlan {
+export interface QuestionPlan extends RoundQuestion {
   site: Site;
   raw: RawSite;
   flow: FlowInfo;
@@ -55,6 +56,8 @@ export interface HandlerPlan {
   urlThrows: QuestionPlan[];
   /** The server constructions in this file the codec is wired into. */
   constructions: ts.NewExpression[];
+  /** The rounds the handler is split into (absent for URL-elicitation handlers). */
+  rounds: RoundsPlan<QuestionPlan> | undefined;
 }
 
 export interface FileAnalysis {
@@ -66,6 +69,8 @@ export interface FileAnalysis {
   helperSplits: HelperSplit[];
   /** Whether a checker was available (types of locals known). */
   typed: boolean;
+  /** The file's `// mrtr-migrate-ignore` comments and the sites each suppresses. */
+  suppressions: Suppression[];
 }
 
 interface Facts {
@@ -204,10 +209,17 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     return result;
   }
 
-  const sites = facts.map((f, i) => toSite(ts, sourceFile, f, verdicts[i]!));
-  const plans = blockSiblings(ts, sites, facts, resolver, chains);
+  const sites = facts.map((f, i) => {
+    const verdict = verdicts[i]!;
+    const served = f.context.type === 'handler' ? [f.context.handler] : f.context.type === 'helper' ? f.context.handlers : [];
+    const problem = verdict.kind === 'migrate' ? served.map(h => handWrittenStateProblem(ts, h, handlers, resolver)).find(p => p) : undefined;
+    return toSite(ts, sourceFile, f, problem ?? verdict);
+  });
+  const suppressions = applySuppressions(ts, sourceFile, sites);
+  const rounds: RoundsContext = { ts, checker, questionOf };
+  const plans = blockSiblings(ts, sites, facts, resolver, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => sites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
-  return { fileName: sourceFile.fileName, sites, handlers, plans, helperSplits, typed: checker !== undefined };
+  return { fileName: sourceFile.fileName, sites, handlers, plans, helperSplits, typed: checker !== undefined, suppressions };
 }
 
 /** An asking helper's split and the handler calls that ask through it, when the whole chain migrates. */
@@ -295,8 +307,9 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if ((flow?.consumption === 'dropped' || flow?.consumption === 'then') && !flow.tags.includes('nested-callback')) {
     return refuse('fire-and-forget', `the ${label} promise is not awaited by the handler, so the request may be gone when it settles; await it or drop the question.`);
   }
-  if (flow?.consumption === 'parallel' || flow?.tags.includes('parallel')) {
-    return refuse('parallel', 'questions asked in parallel (Promise.all/race) cannot be split into rounds automatically; ask them in one inputRequired() with several keys.');
+  // A dynamic number of parallel questions (`Promise.all(items.map(ask))`) asks inside a callback.
+  if (flow?.tags.includes('parallel') && flow.tags.includes('nested-callback')) {
+    return refuse('parallel', 'a question per item is asked in parallel from a callback (Promise.all over .map()); the number of questions of a round must be fixed. Ask for all items in one question, or await them one by one in a loop.');
   }
   if (!isError && flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
@@ -311,19 +324,16 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (inHelper) return questionCallProblem(ts, f, checker) ?? { kind: 'migrate', review: false, notes: [] };
   if (context.type === 'helper') return refuse('unsupported-construct', `asked inside helper ${context.helperName}().`);
   if (!flow) return refuse('unsupported-construct', 'the question is not inside a function.');
-  if (flow.tags.includes('loop')) {
-    return refuse('loop', 'the question is asked inside a loop; each iteration would need its own round. Collect what the loop needs first, or ask once for all items.');
-  }
   if (flow.tags.includes('nested-callback')) {
     return refuse('nested-callback', 'the question is asked inside a callback nested in the handler; move it to the handler body.');
   }
-  for (const tag of ['catch', 'finally', 'conditional-expression', 'labeled'] as const) {
-    if (flow.tags.includes(tag)) return refuse('unsupported-construct', `questions inside ${TAG_TEXT[tag]} are not rewritten yet.`);
-  }
+  // Loops, catch blocks, conditional expressions and Promise.all are judged by the handler's rounds plan (rounds.ts).
   if (!flow.statement || !flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
   const caseProblem = flow.tags.includes('switch-case') ? switchCaseProblem(ts, flow.awaited, context.handler.fn) : undefined;
   if (caseProblem) return refuse('unsupported-construct', `${caseProblem}.`);
-  if (flow.embeddedBlocker) return refuse('unsupported-construct', `${flow.embeddedBlocker}; move the question into its own statement.`);
+  if (flow.embeddedBlocker && flow.consumption !== 'parallel' && !flow.tags.includes('conditional-expression')) {
+    return refuse('unsupported-construct', `${flow.embeddedBlocker}; move the question into its own statement.`);
+  }
   const handler = context.handler;
   const shapeProblem = handlerShapeProblem(ts, handler, flow);
   if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
@@ -339,6 +349,10 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   const bad = locals.find(l => l.how === 'carry' && l.json === 'no');
   if (bad) {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
+  }
+  const secret = locals.find(l => l.how === 'carry' && l.secret);
+  if (secret) {
+    return refuse('secret-in-state', `\`${secret.name}\` holds a secret (${secret.secret}) and is read after the question, but requestState is signed, not encrypted: the client could read it. Fetch it again after the question, or keep it on the server under an id the state carries.`);
   }
   const unknown = locals.find(l => l.how === 'carry' && l.json === 'unknown');
   if (unknown) {
@@ -449,6 +463,44 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
   return undefined;
 }
 
+/**
+ * The server already keeps requestState of its own: a `requestState` option, or a handler that reads
+ * `ctx.mcpReq.requestState()` or returns `inputRequired({ requestState })` by hand. The verify hook
+ * the rewrite wires runs on every request of the server, so it would reject that state.
+ */
+function handWrittenStateProblem(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver): Verdict | undefined {
+  const constructions = serverConstructions(ts, handler.receiver, resolver);
+  const lineOf = (node: ts.Node): number => node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  for (const construction of constructions) {
+    const options = construction.arguments?.[1] && skipOuter(ts, construction.arguments[1]);
+    const option = options && ts.isObjectLiteralExpression(options) ? options.properties.find(p => p.name && p.name.getText().replace(/['"]/g, '') === 'requestState') : undefined;
+    if (option) {
+      return refuse('unsupported-construct', `the server (line ${lineOf(construction)}) already has a requestState option, and the rewrite would wire a codec of its own there; migrate this handler by hand with the server's codec.`);
+    }
+  }
+  for (const other of handlers) {
+    if (!serverConstructions(ts, other.receiver, resolver).some(c => constructions.includes(c))) continue;
+    const use = requestStateUse(ts, other.fn);
+    if (use) {
+      return refuse('unsupported-construct', `${describeHandlers([other])} (line ${lineOf(use)}) already keeps a requestState of its own, and the verify hook the rewrite wires into the server would reject it; migrate by hand, with one codec for both.`);
+    }
+  }
+  return undefined;
+}
+
+/** `ctx.mcpReq.requestState()` or a `requestState` property in the handler's own code. */
+function requestStateUse(ts: TS, fn: ts.FunctionLikeDeclaration): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'requestState' && ts.isCallExpression(node.parent) && node.parent.expression === node) found = node;
+    else if ((ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) && node.name.getText().replace(/['"]/g, '') === 'requestState') found = node;
+    else node.forEachChild(visit);
+  };
+  if (fn.body) visit(fn.body);
+  return found;
+}
+
 /** What the push call itself must be for the rewrite to rebuild it as an inputRequired() request. */
 function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefined): Verdict | undefined {
   const raw = f.raw;
@@ -508,13 +560,6 @@ function thenChainAwaited(ts: TS, call: ts.Expression): boolean {
   return ts.isAwaitExpression(parent) || ts.isReturnStatement(parent) || (ts.isArrowFunction(parent) && parent.body === node);
 }
 
-const TAG_TEXT = {
-  catch: 'a catch block',
-  finally: 'a finally block',
-  'conditional-expression': 'a conditional expression (?:, &&, ||, ??)',
-  labeled: 'a labeled statement',
-} as const;
-
 function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');
 }
@@ -536,35 +581,7 @@ function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string |
     const request = fn.parameters[0];
     if (request && !ts.isIdentifier(request.name)) return 'the handler destructures its request parameter; name it (e.g. `request`) so the state can be bound to the call.';
   }
-  for (let node: ts.Node | undefined = flow.statement; node && node !== fn; node = node.parent) {
-    const parent = node.parent;
-    // The rewrite declares a flag just before such a try, so it must sit in a statement list.
-    if (parent && ts.isTryStatement(parent) && parent.tryBlock === node && parent.finallyBlock) {
-      if (!statementList(ts, parent)) return 'the question is inside a try/finally that is the lone statement of an if or loop; wrap it in braces.';
-      const assignedLater = finallyReadsLaterAssignment(ts, parent, flow.awaited);
-      if (assignedLater) {
-        return `the finally block reads \`${assignedLater}\`, which the code after the question assigns; in the round that asks, the finally would see the value from before the question.`;
-      }
-    }
-  }
   return undefined;
-}
-
-/**
- * A `let` the finally block reads and the try block assigns after the question: the asking round
- * runs the (guarded) finally copy with the old value, which the checker narrows; refuse instead.
- */
-function finallyReadsLaterAssignment(ts: TS, tryStatement: ts.TryStatement, awaited: ts.Node): string | undefined {
-  let found: string | undefined;
-  forEachValueIdentifier(ts, tryStatement.finallyBlock!, id => {
-    if (found) return;
-    const decl = resolveIdentifier(ts, id);
-    if (!decl || (decl.kind !== 'let' && decl.kind !== 'var')) return;
-    forEachValueIdentifier(ts, tryStatement.tryBlock, other => {
-      if (!found && other.pos > awaited.end && other.text === id.text && isWriteReference(ts, other) && resolveIdentifier(ts, other) === decl) found = id.text;
-    });
-  });
-  return found;
 }
 
 /** Form mode is the default; URL mode must be ruled out from the literal or the checker. */
@@ -591,7 +608,32 @@ function elicitationIsForm(ts: TS, params: ts.Expression | undefined, checker: t
  * handler that calls it, so a handler that stays as it is keeps the helper, and the helper keeps its
  * other callers from being rewritten (repeated until nothing changes). Then collect the plans.
  */
-function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResolver, chains: Map<number, HelperChain>): HandlerPlan[] {
+interface RoundsContext {
+  ts: TS;
+  checker: ts.TypeChecker | undefined;
+  questionOf: (expr: ts.Expression) => QuestionKind | undefined;
+}
+
+/** The step a question's round is named after: the local it answers, or what it asks. */
+function preferredStep(ts: TS, q: QuestionPlan, statement: ts.Statement, form: string): string {
+  if (form === 'declare' && ts.isVariableStatement(statement)) {
+    const name = statement.declarationList.declarations[0]!.name;
+    if (ts.isIdentifier(name)) return camelCase(name.text);
+  }
+  if (form === 'assign' && ts.isExpressionStatement(statement)) {
+    const e = skipOuter(ts, statement.expression);
+    if (ts.isBinaryExpression(e) && ts.isIdentifier(skipOuter(ts, e.left))) return camelCase((skipOuter(ts, e.left) as ts.Identifier).text);
+  }
+  return q.helper ? camelCase(q.helper.split.name) : q.kind;
+}
+
+function camelCase(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const joined = words.map((w, i) => (i === 0 ? w[0]!.toLowerCase() : w[0]!.toUpperCase()) + w.slice(1)).join('');
+  return /^[A-Za-z_]/.test(joined) ? joined : `x${joined}`;
+}
+
+function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResolver, chains: Map<number, HelperChain>, rounds: RoundsContext): HandlerPlan[] {
   const byHandler = new Map<Handler, number[]>();
   const reached = new Map<Handler, number[]>();
   const add = (map: Map<Handler, number[]>, handler: Handler, i: number): void => {
@@ -636,20 +678,46 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
   const plans: HandlerPlan[] = [];
   for (const handler of new Set([...byHandler.keys(), ...reached.keys()])) {
     if (blockedBy.has(handler)) continue;
-    const direct = (byHandler.get(handler) ?? [])
+    const direct: QuestionPlan[] = (byHandler.get(handler) ?? [])
       .filter(i => sites[i]!.kind === 'elicitation' || sites[i]!.kind === 'sampling' || sites[i]!.kind === 'roots')
-      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }));
-    const viaHelpers = (reached.get(handler) ?? []).flatMap(i => (chains.get(i)?.handlerQuestions ?? [])
+      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live!, kind: facts[i]!.raw.kind as QuestionKind, call: facts[i]!.raw.call }));
+    const viaHelpers: QuestionPlan[] = (reached.get(handler) ?? []).flatMap(i => (chains.get(i)?.handlerQuestions ?? [])
       .filter(q => q.facts.context.type === 'handler' && q.facts.context.handler === handler)
-      .map(q => ({ site: sites[i]!, raw: q.facts.raw, flow: q.facts.flow!, live: q.facts.live!, helper: { call: q.call, split: q.split } })));
+      .map(q => ({ site: sites[i]!, raw: q.facts.raw, flow: q.facts.flow!, live: q.facts.live!, helper: { call: q.call, split: q.split }, kind: q.split.kind, call: q.call })));
     const questions = [...direct, ...viaHelpers].sort((a, b) => a.flow.awaited.getStart() - b.flow.awaited.getStart());
     const urlThrows = (byHandler.get(handler) ?? [])
       .filter(i => sites[i]!.kind === 'url-elicitation' && sites[i]!.api === 'UrlElicitationRequiredError')
-      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live! }))
+      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live!, kind: 'elicitation' as const, call: facts[i]!.raw.call }))
       .sort((a, b) => a.site.start - b.site.start);
     if (questions.length === 0 && urlThrows.length === 0) continue;
+    let roundsPlan: RoundsPlan<QuestionPlan> | undefined;
+    if (questions.length > 0) {
+      const planned = planRounds<QuestionPlan>({
+        ts, checker: rounds.checker, fn: handler.fn, questions, questionOf: rounds.questionOf,
+        reevaluated: q => (q.helper && !q.helper.split.identity ? q.helper.split.resultParams.map(p => q.helper!.call.arguments[p]).filter((a): a is ts.Expression => !!a) : []),
+        stepFor: (q, statement, form) => preferredStep(ts, q, statement, form),
+      });
+      if (isRoundsProblem(planned)) {
+        // The handler cannot be split into rounds: refuse the question, then block its siblings again.
+        for (const q of planned.questions) q.site.verdict = refuse(planned.reason, planned.hint);
+        return blockSiblings(ts, sites, facts, resolver, chains, rounds);
+      }
+      roundsPlan = planned;
+      for (const suspension of planned.suspensions) {
+        // Each question learns its own liveness from the handler's plan (one graph for all of them).
+        for (const { question } of suspension.questions) {
+          question.live = suspension.live;
+          question.site.liveLocals = suspension.live.locals;
+          const notes = planned.notes.get(suspension) ?? [];
+          const v = question.site.verdict;
+          if (v.kind === 'migrate' && notes.length > 0) {
+            question.site.verdict = { kind: 'migrate', review: v.review || notes.some(n => n.review), notes: [...new Set([...v.notes, ...notes.map(n => n.text)])] };
+          }
+        }
+      }
+    }
     const guards = (byHandler.get(handler) ?? []).filter(i => sites[i]!.kind === 'capability-guard').map(i => sites[i]!);
-    plans.push({ handler, questions, guards, urlThrows, constructions: serverConstructions(ts, handler.receiver, resolver) });
+    plans.push({ handler, questions, guards, urlThrows, constructions: serverConstructions(ts, handler.receiver, resolver), rounds: roundsPlan });
   }
   return plans;
 }

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { codeBefore } from './continuation.js';
+import { buildFlow, type FlowNode } from './cfg.js';
 import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
@@ -77,7 +77,7 @@ export function sideEffectsBefore(
     }
     node.forEachChild(visit);
   };
-  for (const node of codeBefore(ts, statement, fn.body!)) visit(node);
+  for (const node of codeBefore(ts, fn, statement, awaited)) visit(node);
   // The part of the statement evaluated before the await, and the question's own arguments.
   const prefixVisit = (node: ts.Node): void => {
     if (node === awaited) {
@@ -94,6 +94,33 @@ export function sideEffectsBefore(
   };
   prefixVisit(statement);
   return found;
+}
+
+/**
+ * The code that can run before the question in the round that asks it: what the flow graph reaches
+ * the question from (a branch that returns first, or the other case of a switch, does not).
+ */
+function codeBefore(ts: TS, fn: ts.FunctionLikeDeclaration, statement: ts.Statement, awaited: ts.Expression): ts.Node[] {
+  const flow = buildFlow(ts, fn, new Set([awaited]));
+  const suspend = flow.suspendOf.get(awaited);
+  if (!suspend) return [];
+  const preds = new Map<FlowNode, FlowNode[]>();
+  for (const n of flow.nodes) {
+    for (const next of n.succ) preds.set(next, [...(preds.get(next) ?? []), n]);
+    if (n.exc) preds.set(n.exc, [...(preds.get(n.exc) ?? []), n]);
+  }
+  const seen = new Set<FlowNode>([suspend]);
+  const stack = [suspend];
+  while (stack.length > 0) {
+    for (const p of preds.get(stack.pop()!) ?? []) {
+      if (!seen.has(p)) {
+        seen.add(p);
+        stack.push(p);
+      }
+    }
+  }
+  // The question's own statement is looked at separately (only its part before the await counts).
+  return [...seen].filter(n => n.kind === 'plain' && n.ast && !isWithinNode(n.ast, statement)).map(n => n.ast!).sort((a, b) => a.pos - b.pos);
 }
 
 function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression) => boolean, checker: ts.TypeChecker | undefined): boolean {

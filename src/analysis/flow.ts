@@ -90,7 +90,7 @@ function tagFor(ts: TS, node: ts.Node, child: ts.Node): ControlFlowTag | undefin
   return undefined;
 }
 
-function isParallelCombinator(ts: TS, call: ts.CallExpression): boolean {
+export function isParallelCombinator(ts: TS, call: ts.CallExpression): boolean {
   const callee = skipOuter(ts, call.expression);
   return ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'Promise' &&
     PARALLEL_COMBINATORS.has(callee.name.text);
@@ -142,7 +142,7 @@ function isInStatementPosition(ts: TS, node: ts.Node): boolean {
   return false;
 }
 
-function formOf(ts: TS, statement: ts.Statement, awaited: ts.Expression): AnswerForm {
+export function formOf(ts: TS, statement: ts.Statement, awaited: ts.Expression): AnswerForm {
   if (ts.isVariableStatement(statement)) {
     const declarations = statement.declarationList.declarations;
     const only = declarations.length === 1 ? declarations[0] : undefined;

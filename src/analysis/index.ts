@@ -2,3 +2,4 @@ export { analyzeFile, MRTR_METHODS, type AnalyzeOptions, type FileAnalysis, type
 export { ProjectIndex } from './projectIndex.js';
 export { mightContainSites } from './prefilter.js';
 export type * from './types.js';
+export { IGNORE_DIRECTIVE, isIgnored, SUPPRESSION_MESSAGES, suppressionMessage, suppressionProblem, type Suppression, type SuppressionProblem } from './suppressions.js';

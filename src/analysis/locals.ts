@@ -1,9 +1,9 @@
 import type * as ts from 'typescript';
-import { codeAfter } from './continuation.js';
-import { exitsBeforeQuestion } from './switchCase.js';
+import { afterQuestion, buildFlow, liveness, reaches, scopeLiveness, type FlowNode, type FunctionFlow } from './cfg.js';
 import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
+import { secretValueOf } from './secrets.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
 
@@ -25,6 +25,30 @@ export interface LiveLocalsInput {
   questionOf: (expr: ts.Expression) => QuestionKind | undefined;
   /** Parts of the question evaluated again on resume (the arguments of an asking helper's call). */
   reevaluated?: readonly ts.Node[];
+  /** The function's flow graph and liveness, shared by all its questions (built here when absent). */
+  flow?: FlowFacts;
+  /** Locals the resumed round needs besides what it reads (to enter the statements around the question again). */
+  alsoLive?: readonly LocalDecl[];
+}
+
+export interface FlowFacts {
+  graph: FunctionFlow;
+  live: Map<FlowNode, Set<LocalDecl>>;
+  /** Per node, the locals whose current binding is referenced later (see scopeLiveness). */
+  inScope: Map<FlowNode, Set<LocalDecl>>;
+}
+
+/** Whether control can go from the write `id` to the question, in the round that asks it. */
+function writeReaches(graph: FunctionFlow, id: ts.Identifier, awaited: ts.Expression): boolean {
+  const suspend = graph.suspendOf.get(awaited);
+  const from = graph.nodes.find(n => n.refs.includes(id));
+  return !!suspend && !!from && reaches(from, suspend);
+}
+
+/** The flow graph of `fn` split at its questions, with the liveness of every node. */
+export function flowOf(ts: TS, fn: ts.FunctionLikeDeclaration, questions: readonly ts.Node[]): FlowFacts {
+  const graph = buildFlow(ts, fn, new Set(questions));
+  return { graph, live: liveness(graph), inScope: scopeLiveness(graph) };
 }
 
 export interface LiveLocalsResult {
@@ -40,60 +64,84 @@ export const ANSWER_TYPES: Record<QuestionKind, string> = {
 
 export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   const { ts, fn, statement, awaited } = input;
-  const body = fn.body!;
   const visible = visibleBefore(ts, fn, statement, awaited);
   const references = referencesIn(ts, fn);
+  const flow = input.flow ?? flowOf(ts, fn, [awaited]);
+  const after = afterQuestion(flow.graph, flow.live, flow.inScope, awaited);
+  // A question in a function nested in `fn` does not split `fn` (it is refused as a nested callback).
+  if (!after) return { locals: [], decls: new Map() };
 
-  // Referenced after the question: code after it, plus the rest of its own statement.
-  const live = new Set<LocalDecl>();
+  // Read after the question (its value at the question is needed), or only referenced there (the
+  // resumed code still needs the declaration in scope).
+  const live = new Set<LocalDecl>([...after.live].filter(d => visible.has(d)));
+  const referenced = new Set<LocalDecl>();
   /** The first read of each local after the question: its type there keeps the narrowing from before. */
   const firstRead = new Map<LocalDecl, ts.Identifier>();
   /** Every reference after the question, per local. */
   const refsAfter = new Map<LocalDecl, ts.Identifier[]>();
-  const markFrom = (node: ts.Node, skip?: ts.Node): void => {
+  const note = (id: ts.Identifier, decl: LocalDecl): void => {
+    referenced.add(decl);
+    const refs = refsAfter.get(decl) ?? [];
+    if (!refs.includes(id)) refs.push(id);
+    refsAfter.set(decl, refs);
+    const known = firstRead.get(decl);
+    // Prefer the reads that follow the question in the text (a loop's next iteration comes later).
+    const rank = (n: ts.Identifier): number => (n.pos >= awaited.end ? n.pos : n.pos + 1e9);
+    if (!isWriteReference(ts, id) && (!known || rank(id) < rank(known))) firstRead.set(decl, id);
+  };
+  for (const id of after.refs) {
+    const decl = resolveIdentifier(ts, id);
+    // References to a binding declared anew after the question (the next loop iteration's) do not count.
+    if (decl && visible.has(decl) && (after.inScope.has(decl) || after.live.has(decl))) note(id, decl);
+  }
+  for (const decl of input.alsoLive ?? []) if (visible.has(decl)) live.add(decl);
+  for (const node of input.reevaluated ?? []) {
     forEachValueIdentifier(ts, node, id => {
-      if (skip && id.pos >= skip.pos && id.end <= skip.end) return;
       const decl = resolveIdentifier(ts, id);
       if (decl && visible.has(decl)) {
         live.add(decl);
-        const refs = refsAfter.get(decl) ?? [];
-        refs.push(id);
-        refsAfter.set(decl, refs);
-        const known = firstRead.get(decl);
-        if (!isWriteReference(ts, id) && (!known || id.pos < known.pos)) firstRead.set(decl, id);
+        note(id, decl);
       }
     });
-  };
-  for (const node of codeAfter(ts, statement, body)) markFrom(node);
-  markFrom(statement, awaited);
-  for (const node of input.reevaluated ?? []) markFrom(node);
-
-  // Parameters come back with every retry unless the handler reassigns them.
-  for (const decl of [...live]) {
-    if (decl.kind === 'parameter' && input.paramsResupplied && !(references.get(decl)?.writes ?? 0)) live.delete(decl);
   }
 
+  // Parameters come back with every retry unless the handler reassigns them.
+  const resupplied = (decl: LocalDecl): boolean => decl.kind === 'parameter' && input.paramsResupplied && !(references.get(decl)?.writes ?? 0);
+  for (const decl of [...live]) if (resupplied(decl)) live.delete(decl);
+  for (const decl of [...referenced]) if (resupplied(decl) || live.has(decl)) referenced.delete(decl);
+  // Only referenced, never read for its value: declaring it again is all the resumed code needs.
+  for (const decl of referenced) live.add(decl);
+  const declaredOnly = referenced;
+
   // A rebuilt declaration needs what it refers to; carry or rebuild those too.
-  const how = new Map<LocalDecl, 'carry' | 'rebuild'>();
+  const how = new Map<LocalDecl, 'carry' | 'rebuild' | 'declare'>();
+  const secrets = new Map<LocalDecl, string>();
   const pending = [...live];
   // `x = await ask()`: that write gives x the answer, it does not run before the question.
   const answerTarget = answerAssignmentTarget(ts, statement, awaited);
   while (pending.length > 0) {
     const decl = pending.pop()!;
-    let mode: 'carry' | 'rebuild' = rebuildable(ts, decl, references, awaited.pos, answerTarget) ? 'rebuild' : 'carry';
+    let mode: 'carry' | 'rebuild' | 'declare' = rebuildable(ts, fn, decl, references, awaited.pos, answerTarget, write => writeReaches(flow.graph, write, awaited), after.live.has(decl)) ? 'rebuild' : declaredOnly.has(decl) ? 'declare' : 'carry';
     // `const item = CATALOG[sku]` used by identity after the question: look it up again by its key
     // on resume (what a hand-written MRTR handler does) rather than carry a copy.
     if (mode === 'carry' && isKeyedLookup(ts, decl, references) &&
         (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl, new Set(), d => live.has(d))) {
       mode = 'rebuild';
     }
+    // A secret must not be minted into the readable state: read again on resume when that is side-effect free.
+    const secret = mode === 'carry' ? secretValueOf(ts, decl) : undefined;
+    if (secret?.rereadable && (decl.kind === 'const' || decl.kind === 'let') && !(references.get(decl)?.writes ?? 0)) mode = 'rebuild';
+    else if (secret) secrets.set(decl, secret.origin);
     how.set(decl, mode);
     if (mode !== 'rebuild') continue;
     forEachValueIdentifier(ts, rebuildSource(ts, decl), id => {
       const dep = resolveIdentifier(ts, id);
+      // The rebuilt declaration reads it here: its type there (narrowed) is the one the state keeps.
+      if (dep && dep !== decl && !firstRead.has(dep) && !isWriteReference(ts, id)) firstRead.set(dep, id);
       if (!dep || dep === decl || !visible.has(dep) || live.has(dep)) return;
-      if (dep.kind === 'parameter' && input.paramsResupplied && !(references.get(dep)?.writes ?? 0)) return;
+      if (resupplied(dep)) return;
       live.add(dep);
+      declaredOnly.delete(dep);
       pending.push(dep);
     });
   }
@@ -114,13 +162,14 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     const local: LiveLocal = {
       name: decl.name,
       type,
-      json: mode === 'rebuild' ? 'yes' : jsonness.json,
+      json: mode === 'carry' ? jsonness.json : 'yes',
       how: mode,
       why: mode === 'carry' && jsonness.json !== 'yes' ? jsonness.why : undefined,
+      secret: mode === 'carry' ? secrets.get(decl) : undefined,
       isParameter: decl.kind === 'parameter',
       declaration: decl.declaration,
-      typeProblem: mode === 'carry' ? typeProblem : undefined,
-      typeImports: mode === 'carry' ? typeImports : [],
+      typeProblem: mode !== 'rebuild' ? typeProblem : undefined,
+      typeImports: mode !== 'rebuild' ? typeImports : [],
     };
     locals.push(local);
     decls.set(local, decl);
@@ -189,9 +238,10 @@ function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, Re
  * and never-reassigned variables initialised with function values, literals or pure expressions of
  * such, and declarations without initializer that are assigned only after the question.
  */
-function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>, questionAt: number, answerTarget: ts.Identifier | undefined): boolean {
+function rebuildable(ts: TS, fn: ts.FunctionLikeDeclaration, decl: LocalDecl, references: Map<LocalDecl, RefCounts>, questionAt: number, answerTarget: ts.Identifier | undefined, reachesQuestion: (write: ts.Identifier) => boolean, readAfter: boolean): boolean {
   const writes = references.get(decl)?.writes ?? 0;
-  const writtenBefore = (references.get(decl)?.writeNodes ?? []).some(w => w.pos < questionAt && w.pos !== answerTarget?.pos && !exclusiveBranches(ts, w, questionAt) && !exitsBeforeQuestion(ts, w, questionAt));
+  // A write the flow graph leads from to the question gives the local a value before it.
+  const writtenBefore = (references.get(decl)?.writeNodes ?? []).some(w => w.pos !== answerTarget?.pos && reachesQuestion(w));
   if (decl.kind === 'function') return true;
   if (decl.kind === 'class') {
     const cls = decl.declaration as ts.ClassDeclaration;
@@ -199,11 +249,39 @@ function rebuildable(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCoun
   }
   if (decl.kind !== 'const' && decl.kind !== 'let' && decl.kind !== 'var') return false;
   const declaration = decl.declaration;
-  if (!ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name)) return false;
-  // `let x;` given its value only after the question: declaring it again is all resume needs.
-  if (!declaration.initializer) return !writtenBefore;
+  if (!ts.isVariableDeclaration(declaration)) return false;
+  // The element of a for-of loop: the loop's position gives it again (the loop is resumed by index).
+  const loop = declaration.parent.parent;
+  if ((ts.isForOfStatement(loop) || ts.isForInStatement(loop)) && loop.initializer === declaration.parent) return writes === 0;
+  if (declaration.initializer && writes === 0 && isElementOfLocal(ts, declaration.initializer, fn, questionAt)) return true;
+  if (!ts.isIdentifier(declaration.name)) return false;
+  // `let x;` whose value at the question is not needed (given its value only after it, or assigned
+  // again before it is read): declaring it again is all resume needs.
+  if (!declaration.initializer) return !writtenBefore || !readAfter;
   if (writes > 0) return false;
   return isRebuildableValue(ts, declaration.initializer);
+}
+
+/**
+ * `items[index]`: an element of an array the handler holds (a parameter, or a local that is itself
+ * carried or rebuilt), read again at the same index. It is the same element in every round.
+ */
+function isElementOfLocal(ts: TS, init: ts.Expression, fn: ts.FunctionLikeDeclaration, questionAt: number): boolean {
+  const e = skipOuter(ts, init);
+  if (!ts.isElementAccessExpression(e) || e.questionDotToken) return false;
+  const key = skipOuter(ts, e.argumentExpression);
+  if (!ts.isIdentifier(key) && !ts.isNumericLiteral(key) && !ts.isStringLiteral(key)) return false;
+  const target = skipOuter(ts, e.expression);
+  if (!ts.isIdentifier(target)) return false;
+  const decl = resolveIdentifier(ts, target);
+  if (!decl || !(decl.scope === fn || isWithinNode(decl.scope, fn))) return false;
+  // Neither the array nor the index may change between the read and the question.
+  const watched = new Set([decl, ts.isIdentifier(key) ? resolveIdentifier(ts, key) : undefined].filter(Boolean));
+  let changed = false;
+  forEachValueIdentifier(ts, fn, id => {
+    if (!changed && id.pos > init.end && id.end < questionAt && isWriteReference(ts, id) && watched.has(resolveIdentifier(ts, id))) changed = true;
+  });
+  return !changed;
 }
 
 /** The identifier in `x = await ask(...)`, the question's own statement. */
@@ -219,7 +297,7 @@ function answerAssignmentTarget(ts: TS, statement: ts.Statement, awaited: ts.Exp
 }
 
 /** Methods that return (some of) the receiver's own elements, not copies. */
-const ELEMENT_ACCESSORS = new Set(['filter', 'find', 'findLast', 'slice', 'at', 'get', 'values', 'sort', 'reverse', 'concat', 'flat', 'toSorted', 'toReversed', 'splice', 'pop', 'shift']);
+export const ELEMENT_ACCESSORS = new Set(['filter', 'find', 'findLast', 'slice', 'at', 'get', 'values', 'sort', 'reverse', 'concat', 'flat', 'toSorted', 'toReversed', 'splice', 'pop', 'shift']);
 
 /**
  * `const matching = notes.filter(...)` with `notes` living outside the handler: the local refers to
@@ -286,7 +364,7 @@ const READING_METHODS = new Set([
  * answers the same. Anything else (passing the object on, comparing it, writing through it) may
  * depend on its identity.
  */
-function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): boolean {
+export function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): boolean {
   let node: ts.Node = id;
   let accessed = false;
   while (node.parent && (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) &&
@@ -322,21 +400,6 @@ function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
   return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
 }
 
-/** A write in one branch of an `if` cannot reach a question in the other branch. */
-function exclusiveBranches(ts: TS, write: ts.Node, questionAt: number): boolean {
-  for (let node: ts.Node | undefined = write.parent; node; node = node.parent) {
-    if (ts.isIfStatement(node) && node.elseStatement) {
-      const inThen = write.pos >= node.thenStatement.pos && write.end <= node.thenStatement.end;
-      const questionInElse = questionAt >= node.elseStatement.pos && questionAt < node.elseStatement.end;
-      const inElse = write.pos >= node.elseStatement.pos && write.end <= node.elseStatement.end;
-      const questionInThen = questionAt >= node.thenStatement.pos && questionAt < node.thenStatement.end;
-      if ((inThen && questionInElse) || (inElse && questionInThen)) return true;
-    }
-    if (questionAt >= node.pos && questionAt < node.end) return false;
-  }
-  return false;
-}
-
 /** Values that are the same each time they are computed and that nothing can mutate unnoticed. */
 function isRebuildableValue(ts: TS, init: ts.Expression): boolean {
   const e = skipOuter(ts, init);
@@ -355,7 +418,11 @@ function containsObjectLiteral(ts: TS, node: ts.Node): boolean {
 }
 
 function rebuildSource(ts: TS, decl: LocalDecl): ts.Node {
-  return ts.isVariableDeclaration(decl.declaration) ? (decl.declaration.initializer ?? decl.declaration) : decl.declaration;
+  const declaration = decl.declaration;
+  if (!ts.isVariableDeclaration(declaration)) return declaration;
+  const loop = declaration.parent.parent;
+  if ((ts.isForOfStatement(loop) || ts.isForInStatement(loop)) && loop.initializer === declaration.parent) return loop.expression;
+  return declaration.initializer ?? declaration;
 }
 
 interface Description {

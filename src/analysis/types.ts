@@ -92,10 +92,15 @@ export interface LiveLocal {
   type: string | undefined;
   /** Whether the value survives a JSON round trip unchanged. */
   json: 'yes' | 'no' | 'unknown';
-  /** `carry`: travels in requestState; `rebuild`: its side-effect-free declaration is re-run on resume. */
-  how: 'carry' | 'rebuild';
+  /**
+   * `carry`: travels in requestState; `rebuild`: its side-effect-free declaration is re-run on resume;
+   * `declare`: only written after the question, so the resumed code declares it again without a value.
+   */
+  how: 'carry' | 'rebuild' | 'declare';
   /** Why it cannot travel (when json is not 'yes' and it is carried). */
   why: string | undefined;
+  /** Where the secret it holds comes from, when it is carried and holds one (see secrets.ts). */
+  secret: string | undefined;
   /** The handler parameter this local is, when it is a reassigned parameter. */
   isParameter: boolean;
   declaration: ts.Node;
@@ -117,7 +122,10 @@ export type RefusalReason =
   | 'nested-callback'
   | 'server-not-found'
   | 'blocked-by-sibling'
-  | 'unsupported-construct';
+  | 'unsupported-construct'
+  | 'secret-in-state'
+  /** Under a `// mrtr-migrate-ignore <reason>` comment (see suppressions.ts). */
+  | 'ignored';
 
 export type Verdict =
   | { kind: 'migrate'; review: boolean; notes: string[] }

@@ -43,7 +43,9 @@ Options:
   -v, --version           show the version
 
 Exit codes: 0 the run completed; 1 with --check when anything is left to migrate
-or refused; 2 the run could not be done (the cause is printed on one line).
+or refused; 2 the run could not be done, or with --check the tsconfig cannot be
+read as written (the cause is printed on one line); 130 / 143 interrupted by
+SIGINT / SIGTERM while writing (the report says what was written).
 `;
 
 const FORMATS: readonly ReportFormat[] = ['md', 'json', 'sarif', 'html'];

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { invocation } from './invocation.js';
 import { runCli } from './run.js';
 
 process.exitCode = await runCli(process.argv.slice(2), {
@@ -6,4 +7,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   env: process.env,
+  invokedAs: invocation(process.argv[1], process.cwd()),
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { MigrateError } from '../project/errors.js';
 import { installCommand, shellQuote } from '../project/formatter.js';
 import { migrate } from '../project/migrate.js';
+import { removePendingTemps } from '../project/sourceText.js';
 import { toolVersion } from '../project/version.js';
 import { REPORT_JSON_SCHEMA, renderJson } from '../report/json.js';
 import { renderHtml } from '../report/html.js';
@@ -19,9 +20,11 @@ export interface CliIo {
   stdout: { write(text: string): boolean };
   stderr: { isTTY?: boolean; columns?: number; write(text: string): boolean };
   env: NodeJS.ProcessEnv;
+  /** How the user started the CLI, to print commands that work the same way (see invocation.ts); default `npx mrtr-migrate`. */
+  invokedAs?: string;
 }
 
-export const EXIT = { ok: 0, leftToMigrate: 1, failed: 2 } as const;
+export const EXIT = { ok: 0, leftToMigrate: 1, failed: 2, interrupted: 130, terminated: 143 } as const;
 
 /** The CLI as a function: arguments in, exit code out; everything printed goes through `io`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -46,6 +49,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   const reportPaths = reportFiles(io.cwd, args.report, args.formats);
   const progress = createProgress(io.stderr, { enabled: args.progress, ci: isCi(io.env) });
+  const interruption = interruptions();
   let report: RunReport;
   try {
     report = await migrate({
@@ -60,26 +64,68 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       force: args.force,
       // The reports of an earlier run (any format) are not the user's uncommitted work.
       allowDirty: Object.values(reportFiles(io.cwd, args.report, ['md', 'json', 'sarif', 'html'])),
-      onProgress: event => progress.update(event),
+      // Before the write stage nothing has been written: Ctrl-C may end the process at once.
+      onProgress: event => {
+        if (event.phase === 'write') interruption.arm();
+        progress.update(event);
+      },
+      signal: interruption.signal,
     });
   } catch (error) {
     progress.done();
+    interruption.disarm();
     return fail(io, error);
   } finally {
     progress.done();
   }
 
   try {
-    writeReports(report, reportPaths);
-  } catch (error) {
-    io.stderr.write(`mrtr-migrate: the run finished${report.options.dryRun || report.options.check ? '' : ' and the files were written'}, but the report could not be written: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT.failed;
-  }
+    try {
+      writeReports(report, reportPaths);
+    } catch (error) {
+      io.stderr.write(`mrtr-migrate: the run finished${report.options.dryRun || report.options.check ? '' : ' and the files were written'}, but the report could not be written: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT.failed;
+    }
 
-  if (args.dryRun) io.stdout.write(renderDiffs(report));
-  const shown = Object.values(reportPaths).map(p => relative(io.cwd, p));
-  io.stdout.write(renderTerminalSummary(report, shown, nextSteps(report, args, io.cwd)));
-  return args.check && summarize(report).leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
+    if (args.dryRun) io.stdout.write(renderDiffs(report));
+    const shown = Object.values(reportPaths).map(p => relative(io.cwd, p));
+    io.stdout.write(renderTerminalSummary(report, shown, nextSteps(report, args, io.cwd, io.invokedAs ?? 'npx mrtr-migrate')));
+    if (report.interrupted) return report.interrupted === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    return args.check && summarize(report).leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
+  } finally {
+    interruption.disarm();
+  }
+}
+
+/**
+ * SIGINT / SIGTERM during the write stage: the run stops before the next file, then writes the
+ * manifests and the report for what was written (exit 130, or 143 for SIGTERM). Listening only
+ * from the first write on keeps Ctrl-C immediate while nothing has been written; once armed, the
+ * listeners stay until the report is out, so a second Ctrl-C cannot cut a write in half.
+ */
+function interruptions(): { signal: AbortSignal; arm(): void; disarm(): void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (!controller.signal.aborted) controller.abort(name);
+  };
+  let armed = false;
+  return {
+    signal: controller.signal,
+    arm() {
+      if (armed) return;
+      armed = true;
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    },
+    disarm() {
+      if (!armed) return;
+      armed = false;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      // Writes are synchronous and finish before a signal is handled; this is the guarantee, not the usual path.
+      removePendingTemps();
+    },
+  };
 }
 
 function fail(io: CliIo, error: unknown): number {
@@ -111,9 +157,13 @@ function writeReports(report: RunReport, files: Partial<Record<ReportFormat, str
 }
 
 /** What to run next, most useful first. */
-function nextSteps(report: RunReport, args: CliArgs, cwd: string): string[] {
+function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: string): string[] {
   const s = summarize(report);
-  const again = ['npx mrtr-migrate', ...args.paths.map(shellQuote)].join(' ');
+  const again = [invokedAs, ...args.paths.map(shellQuote)].join(' ');
+  if (report.interrupted) {
+    // The written files are now uncommitted changes: the git guard needs --force to go on.
+    return [`${again} --force   # migrate the files the interruption left unchanged`, 'git diff   # review what was written'];
+  }
   if (args.check) return s.leftToMigrate ? [`${again}   # migrate, then review the report`] : ['nothing left to migrate'];
   if (args.dryRun) {
     if (s.filesChanged > 0 || report.packageJsonChanges.length > 0) return [`${again}   # apply these changes`];

@@ -29,20 +29,42 @@ export function readSource(path: string, sdkUpgrade: boolean): ReadFile {
  * The file's text, refusing what would not survive being written back as UTF-8: a rewrite of a
  * Latin-1 or UTF-16 file decoded as UTF-8 would replace its characters for good.
  */
-function decodeSource(bytes: Buffer): string {
+export function decodeSource(bytes: Buffer): string {
   if (bytes.length > MAX_SOURCE_BYTES) {
     throw new Error(`it is ${(bytes.length / 1024 / 1024).toFixed(1)} MB, over the ${MAX_SOURCE_BYTES / 1024 / 1024} MB limit for source files`);
   }
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     throw new Error('it is UTF-16 encoded; convert it to UTF-8 to migrate it');
   }
-  if (bytes.includes(0)) throw new Error('it contains NUL bytes (a binary file?)');
+  if (bytes.includes(0)) {
+    const utf16 = utf16WithoutBom(bytes);
+    if (utf16) throw new Error(`it is ${utf16} encoded (without a byte order mark); convert it to UTF-8 to migrate it`);
+    throw new Error('it contains NUL bytes (a binary file?)');
+  }
   try {
     // ignoreBOM keeps a BOM in the text, so splitBom sees it and the write puts it back.
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw new Error('it is not valid UTF-8; convert it to UTF-8 to migrate it');
   }
+}
+
+/**
+ * UTF-16 without a BOM, as some Windows editors save it: source code is mostly ASCII, so one byte of
+ * nearly every pair is zero, always on the same side (the high byte: odd offsets in LE, even in BE).
+ */
+function utf16WithoutBom(bytes: Buffer): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  const pairs = Math.floor(Math.min(bytes.length, 64 * 1024) / 2);
+  if (pairs === 0) return undefined;
+  let zeroEven = 0;
+  let zeroOdd = 0;
+  for (let i = 0; i < pairs; i++) {
+    if (bytes[2 * i] === 0) zeroEven++;
+    if (bytes[2 * i + 1] === 0) zeroOdd++;
+  }
+  if (zeroOdd >= pairs * 0.6 && zeroEven <= pairs * 0.02) return 'UTF-16LE';
+  if (zeroEven >= pairs * 0.6 && zeroOdd <= pairs * 0.02) return 'UTF-16BE';
+  return undefined;
 }
 
 /** One in-memory project for the run; files are added from the texts read, never from the tsconfig's list. */

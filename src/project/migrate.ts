@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ts, type SourceFile } from 'ts-morph';
 import { ProjectIndex } from '../analysis/index.js';
+import { lineMapper } from '../report/diff.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, ServingEntryReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform, type TransformContext } from '../../transforms/index.js';
 import { discoverSources } from './discover.js';
@@ -39,6 +40,13 @@ export interface MigrateOptions {
   /** Paths that do not count as uncommitted changes (the report files of an earlier run). */
   allowDirty?: string[];
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Interrupts the write stage: aborted, the run writes no further source file (the one being written
+   * is completed), updates the manifests for what was written, and returns the report with
+   * `interrupted` set and the files left as they were marked not written. The CLI aborts it on
+   * SIGINT / SIGTERM once writing has started.
+   */
+  signal?: AbortSignal;
   /** The per-file transforms; default: the shipped list (MRTR rewrite, then the serving entry). */
   transforms?: Transform[];
 }
@@ -93,7 +101,11 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   }
 
   const tsconfigFile = options.project ? projectOption(cwd, options.project) : findTsconfig(startDirectory(cwd, paths), git.root);
-  const tsconfig = loadTsconfig(tsconfigFile, options.project !== undefined);
+  const tsconfig = loadTsconfig(tsconfigFile, options.project !== undefined, cwd);
+  if (options.check && tsconfig.warnings.length > 0) {
+    const more = tsconfig.warnings.length > 1 ? ` (and ${tsconfig.warnings.length - 1} more tsconfig problem(s))` : '';
+    throw new MigrateError(`${tsconfig.warnings[0]!.replace(/\.$/, '')}${more}. --check does not vouch for a project whose compiler options were not read as written: fix the tsconfig or pass --project.`);
+  }
   for (const warning of tsconfig.warnings) diagnostics.push({ level: 'warning', source: 'cli', code: 'cli/tsconfig', file: tsconfig.file ? rel(tsconfig.file) : undefined, line: undefined, message: warning });
 
   const discovery = discoverSources({
@@ -190,10 +202,13 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     try {
       for (const transform of transforms) {
         current = transform.id;
+        const seen = sourceFile.getFullText();
         const result = transform.apply(sourceFile, contextFor());
-        found.push(...result.sites);
-        said.push(...result.diagnostics);
-        already.push(...result.alreadyMigrated.map(a => ({ file: entry.rel, ...a })));
+        // Every location in the report is a line of the file as it is on disk, whichever stage found it.
+        const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
+        found.push(...result.sites.map(site => ({ ...site, line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
+        said.push(...result.diagnostics.map(d => (d.line === undefined ? d : { ...d, line: toDisk(d.line) })));
+        already.push(...result.alreadyMigrated.map(a => ({ file: entry.rel, ...a, line: toDisk(a.line) })));
         if (result.changed) changedBy.push(transform.id);
       }
     } catch (error) {
@@ -241,38 +256,22 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     diagnostics.push({ level: 'warning', source: 'verify', code: 'verify/sdk-types-missing', file: undefined, line: undefined, message: `${missing.join(', ')} cannot be resolved; the type check ignores "cannot find module" errors for them, so code using them is checked loosely.` });
   }
 
-  // The manifest: v1 package out, the v2 packages the code now imports in.
-  const manifestUpdates: ManifestUpdate[] = [];
-  if (sdkUpgrade) {
-    const stop = git.root ?? path.parse(cwd).root;
-    const used = new Map<string, Set<string>>();
-    const zod = new Set<string>();
-    const byPath = new Map(entries.map(e => [e.read.path, e]));
-    for (const [file, text] of allTexts) {
-      const owner = ownerManifest(file, stop);
-      if (!owner) continue;
-      const entry = byPath.get(file);
-      const finalText = entry?.sourceFile ? entry.sourceFile.getFullText() : text;
-      const set = used.get(owner) ?? new Set<string>();
-      for (const pkg of v2PackagesIn(finalText)) set.add(pkg);
-      used.set(owner, set);
-      if (entry?.zodInjected) zod.add(owner);
-    }
-    for (const [manifest, packages] of used) {
-      try {
-        const update = planManifestUpdate(manifest, packages, zod.has(manifest));
-        if (update) manifestUpdates.push(update);
-      } catch (error) {
-        diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: rel(manifest), line: undefined, message: errorText(error) });
-      }
-    }
-  }
-
   // Write: only whole, verified files, atomically, each with its own line endings, BOM and shebang.
+  // Between files the event loop runs, so an interruption (options.signal) stops before the next one.
   const changed = live.filter(e => sourceTextOf(e) !== e.read.text);
   const written: string[] = [];
+  let interrupted: string | undefined;
   if (write) {
-    changed.forEach((entry, i) => {
+    for (const [i, entry] of changed.entries()) {
+      if (options.signal?.aborted) {
+        interrupted = abortReason(options.signal);
+        const why = `not written: the run was interrupted (${interrupted}) before this file; it is unchanged, run mrtr-migrate again to migrate it.`;
+        for (const rest of changed.slice(i)) {
+          rest.error = why;
+          for (const site of rest.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', why);
+        }
+        break;
+      }
       progress({ phase: 'write', done: i, total: changed.length, file: entry.rel });
       try {
         if (isReadOnly(entry.read.path)) throw new Error('the file is read-only; make it writable and run again');
@@ -283,7 +282,40 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         entry.error = `not written: ${errorText(error)}`;
         for (const site of entry.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', entry.error);
       }
-    });
+      await new Promise<void>(resolve => setImmediate(resolve));
+    }
+  }
+
+  // The manifest: v1 package out, the v2 packages the code now imports in, as the sources now are on
+  // disk (a dry run: as they would be). A file that was to be written but was not (interrupted, not
+  // writable) and still imports the v1 SDK keeps the v1 package in its manifest.
+  const manifestUpdates: ManifestUpdate[] = [];
+  if (sdkUpgrade) {
+    const stop = git.root ?? path.parse(cwd).root;
+    const used = new Map<string, { packages: Set<string>; v1: boolean }>();
+    const zod = new Set<string>();
+    const byPath = new Map(entries.map(e => [e.read.path, e]));
+    const pending = new Set(changed.filter(e => !written.includes(e.read.path)));
+    for (const [file, text] of allTexts) {
+      const owner = ownerManifest(file, stop);
+      if (!owner) continue;
+      const entry = byPath.get(file);
+      const finalText = entry?.sourceFile && (!write || written.includes(file)) ? entry.sourceFile.getFullText() : text;
+      const usage = used.get(owner) ?? { packages: new Set<string>(), v1: false };
+      for (const pkg of v2PackagesIn(finalText)) usage.packages.add(pkg);
+      // Interrupted or failed before this file: its v1 imports are still on disk and need the v1 package.
+      if (write && entry && pending.has(entry) && mentionsV1Sdk(finalText)) usage.v1 = true;
+      used.set(owner, usage);
+      if (entry?.zodInjected && finalText !== text) zod.add(owner);
+    }
+    for (const [manifest, usage] of used) {
+      try {
+        const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1);
+        if (update) manifestUpdates.push(update);
+      } catch (error) {
+        diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: rel(manifest), line: undefined, message: errorText(error) });
+      }
+    }
   }
   const packageJsonChanges: PackageJsonChange[] = manifestUpdates.map(update => {
     let applied = false;
@@ -331,7 +363,14 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     diagnostics,
     packageJsonChanges,
     formatCommand: formatter ? `${formatter.command} ${written.map(f => shellQuote(rel(f))).join(' ')}` : undefined,
+    interrupted,
   };
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'string') return reason;
+  return reason instanceof Error && reason.name !== 'AbortError' ? reason.message : 'aborted';
 }
 
 function newEntry(read: ReadFile, rel: string): Entry {

@@ -62,8 +62,12 @@ export interface ManifestUpdate {
 
 type Json = Record<string, unknown>;
 
-/** The update for one manifest, or undefined when it does not declare the v1 SDK (nothing to swap). */
-export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean): ManifestUpdate | undefined {
+/**
+ * The update for one manifest, or undefined when it does not declare the v1 SDK (nothing to swap).
+ * `keepV1`: a source the manifest owns still imports the v1 SDK (it was not written), so the v1
+ * package stays and the v2 packages are added after it.
+ */
+export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false): ManifestUpdate | undefined {
   const raw = readFileSync(file, 'utf8');
   const bom = raw.startsWith('\uFEFF');
   const text = bom ? raw.slice(1) : raw;
@@ -92,6 +96,7 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
     const replaced: Json = {};
     for (const [key, value] of Object.entries(current)) {
       if (key === V1_PACKAGE) {
+        if (keepV1) replaced[key] = value;
         if (name === target) Object.assign(replaced, entries);
       } else {
         replaced[key] = value;
@@ -99,13 +104,14 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
     }
     json[name] = replaced;
   }
+  if (keepV1 && added.length === 0) return undefined;
 
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
   const crlf = text.includes('\r\n');
   let out = JSON.stringify(json, null, indent);
   if (/\r?\n$/.test(text)) out += '\n';
   if (crlf) out = out.replace(/\n/g, '\r\n');
-  return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: [V1_PACKAGE] };
+  return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: keepV1 ? [] : [V1_PACKAGE] };
 }
 
 function section(json: Json, name: string): Json | undefined {

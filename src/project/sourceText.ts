@@ -42,6 +42,25 @@ export function isReadOnly(file: string): boolean {
   return (statSync(file).mode & 0o200) === 0;
 }
 
+/** Temporary files of writes under way: what an interruption must not leave behind. */
+const pendingTemps = new Set<string>();
+
+/**
+ * Removes the temporary files of writes that did not finish (the targets are untouched: the rename
+ * is the last step). Writes are synchronous, so an interruption handled on the event loop finds
+ * none; this covers an exit from inside a write (an exception in a caller's handler, `process.exit`).
+ */
+export function removePendingTemps(): void {
+  for (const temp of pendingTemps) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // already gone
+    }
+    pendingTemps.delete(temp);
+  }
+}
+
 /**
  * Write through a temporary file in the same directory and rename it over the target, so a crash
  * or a full disk never leaves a half-written source file. Keeps the file's permission bits.
@@ -50,6 +69,7 @@ export function writeFileAtomic(file: string, text: string): void {
   const mode = statSync(file).mode & 0o7777;
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.mrtr-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   let fd: number | undefined;
+  pendingTemps.add(temp);
   try {
     fd = openSync(temp, 'wx', mode);
     writeSync(fd, text, null, 'utf8');
@@ -66,5 +86,7 @@ export function writeFileAtomic(file: string, text: string): void {
       // the temporary file was never created or is already gone
     }
     throw error;
+  } finally {
+    pendingTemps.delete(temp);
   }
 }

@@ -7,7 +7,11 @@ export interface LoadedTsconfig {
   /** Absolute path, or undefined when none was found and defaults are used. */
   file: string | undefined;
   options: ts.CompilerOptions;
-  /** Problems in the tsconfig that did not stop the run. */
+  /**
+   * Problems in the tsconfig that did not stop the run: it could not be parsed (default options were
+   * used), an `extends` could not be read (its options are missing), or TypeScript rejects an option.
+   * Printed on the terminal; `--check` refuses to run on them.
+   */
   warnings: string[];
 }
 
@@ -37,9 +41,9 @@ export function findTsconfig(start: string, stop: string | undefined): string | 
  * Compiler options of a tsconfig (with `extends` followed). Its file list is not used: the run
  * reads the files it discovered. `allowJs` is forced on so JavaScript sources load too.
  */
-export function loadTsconfig(file: string | undefined, explicit: boolean): LoadedTsconfig {
+export function loadTsconfig(file: string | undefined, explicit: boolean, relativeTo?: string): LoadedTsconfig {
   const forced: ts.CompilerOptions = { allowJs: true, noEmit: true, declaration: false, composite: false, incremental: false };
-  const loaded = loadOptions(file, explicit);
+  const loaded = loadOptions(file, explicit, relativeTo);
   return { ...loaded, options: { ...compatible(loaded.options), ...forced } };
 }
 
@@ -57,18 +61,40 @@ function compatible(options: ts.CompilerOptions): ts.CompilerOptions {
   };
 }
 
-function loadOptions(file: string | undefined, explicit: boolean): LoadedTsconfig {
+function loadOptions(file: string | undefined, explicit: boolean, relativeTo: string | undefined): LoadedTsconfig {
+  /** Paths in messages: relative to the working directory when under it. */
+  const show = (name: string): string => {
+    const rel = relativeTo ? path.relative(relativeTo, name) : '';
+    return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : name;
+  };
   if (!file) return { file: undefined, options: { ...DEFAULTS }, warnings: [] };
   if (!existsSync(file)) throw new MigrateError(`--project ${file} does not exist.`);
   const read = ts.readConfigFile(file, ts.sys.readFile);
   if (read.error) {
-    const message = `${file}: ${ts.flattenDiagnosticMessageText(read.error.messageText, ' ')}`;
+    const message = `${show(file)}${where(read.error)}: ${diagnosticText(read.error)}`;
     if (explicit) throw new MigrateError(`cannot read ${message}; fix it or pass another --project.`);
-    return { file: undefined, options: { ...DEFAULTS }, warnings: [`cannot read ${message}; using default compiler options.`] };
+    return { file: undefined, options: { ...DEFAULTS }, warnings: [`cannot read ${message}; the run used default compiler options instead of it.`] };
   }
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(file), undefined, file);
   // "No inputs were found" only means its include does not cover what we were pointed at.
   const errors = parsed.errors.filter(d => d.code !== 18003);
-  const warnings = errors.map(d => `${path.basename(file)}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+  const warnings = errors.map(d => {
+    const text = `${show(d.file ? d.file.fileName : file)}${where(d)}: ${diagnosticText(d).replaceAll(path.dirname(file) + path.sep, '')}`;
+    // An `extends` that cannot be read: TypeScript goes on with the options of this file alone.
+    return EXTENDS_UNREADABLE.has(d.code) ? `${text} (its "extends"); the run used this tsconfig's own options without the ones it extends.` : `${text}; the option was ignored.`;
+  });
   return { file, options: parsed.options, warnings };
+}
+
+/** Cannot read file / file not found / extends not resolvable: the base config's options are missing. */
+const EXTENDS_UNREADABLE = new Set([5083, 6053, 6083]);
+
+function diagnosticText(d: ts.Diagnostic): string {
+  return ts.flattenDiagnosticMessageText(d.messageText, ' ').replace(/\.$/, '');
+}
+
+function where(d: ts.Diagnostic): string {
+  if (!d.file || d.start === undefined) return '';
+  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+  return `:${line + 1}:${character + 1}`;
 }

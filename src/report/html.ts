@@ -18,6 +18,7 @@ export function renderHtml(report: RunReport): string {
     ['For review', s.byStatus['migrated-for-review'], 'review'],
     ['Refused', s.byStatus.refused, 'refused'],
     ['Rolled back', s.byStatus['rolled-back'] + s.byStatus['not-written'], 'rolled-back'],
+    ['Ignored', s.byStatus.ignored, 'ignored'],
     ['Already migrated', s.alreadyMigrated, 'already'],
   ];
   const reasons = Object.entries(s.refusedByReason).sort((a, b) => b[1] - a[1]);
@@ -40,7 +41,7 @@ export function renderHtml(report: RunReport): string {
 <h2>Summary</h2>
 <div class="cards">${cards.map(([label, n, key]) => `<div class="card" data-count="${key}"><span class="n">${n}</span><span class="label">${esc(label)}</span></div>`).join('')}</div>
 ${reasons.length > 0 ? `<h3>Not migrated, by reason</h3><table class="counts"><thead><tr><th>Reason</th><th>Sites</th></tr></thead><tbody>${reasons.map(([r, n]) => `<tr><td><code>${esc(r)}</code></td><td>${n}</td></tr>`).join('')}</tbody></table>` : ''}
-${Object.keys(s.byApi).length > 0 ? `<h3>By API</h3><table class="counts"><thead><tr><th>API</th><th>Found</th><th>Migrated</th><th>For review</th><th>Refused</th><th>Rolled back</th></tr></thead><tbody>${Object.entries(s.byApi).map(([api, c]) => `<tr><td><code>${esc(api)}</code></td><td>${c.total}</td><td>${c.migrated}</td><td>${c['migrated-for-review']}</td><td>${c.refused}</td><td>${c['rolled-back'] + c['not-written']}</td></tr>`).join('')}</tbody></table>` : ''}
+${Object.keys(s.byApi).length > 0 ? `<h3>By API</h3><table class="counts"><thead><tr><th>API</th><th>Found</th><th>Migrated</th><th>For review</th><th>Refused</th><th>Rolled back</th><th>Ignored</th></tr></thead><tbody>${Object.entries(s.byApi).map(([api, c]) => `<tr><td><code>${esc(api)}</code></td><td>${c.total}</td><td>${c.migrated}</td><td>${c['migrated-for-review']}</td><td>${c.refused}</td><td>${c['rolled-back'] + c['not-written']}</td><td>${c.ignored}</td></tr>`).join('')}</tbody></table>` : ''}
 </section>
 ${problems.length > 0 ? `<section id="problems"><h2>Files with problems</h2><ul>${problems.map(f => `<li><code>${esc(f.file)}</code>: ${esc(f.error ?? 'the rewrite was rolled back')}${f.newTypeErrors.length > 0 ? `<ul>${f.newTypeErrors.map(e => `<li>${esc(e)}</li>`).join('')}</ul>` : ''}</li>`).join('')}</ul></section>` : ''}
 ${report.servingEntries.length > 0 ? `<section id="serving"><h2>Serving entry</h2><ul>${report.servingEntries.map(e => `<li><code>${esc(e.file)}:${e.line}</code> <span class="badge ${e.status}">${esc(e.status)}</span> ${esc(e.message)}</li>`).join('')}</ul></section>` : ''}

@@ -42,6 +42,7 @@ export function toJsonReport(report: RunReport) {
     diagnostics: report.diagnostics.map(d => ({ level: d.level, source: d.source, code: d.code ?? null, file: d.file ?? null, line: d.line ?? null, message: d.message })),
     packageJsonChanges: report.packageJsonChanges.map(c => ({ file: c.file, added: c.added, removed: c.removed, applied: c.applied, diff: unifiedDiff(c.file, c.before, c.after) })),
     formatCommand: report.formatCommand ?? null,
+    interrupted: report.interrupted ?? null,
   };
 }
 
@@ -54,11 +55,11 @@ const int = { type: 'integer', minimum: 0 } as const;
 const bool = { type: 'boolean' } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 const strings = { type: 'array', items: str } as const;
-const statusEnum = { enum: ['migrated', 'migrated-for-review', 'refused', 'rolled-back', 'not-written'] } as const;
+const statusEnum = { enum: ['migrated', 'migrated-for-review', 'refused', 'rolled-back', 'not-written', 'ignored'] } as const;
 const statusCounts = {
   type: 'object',
-  required: ['migrated', 'migrated-for-review', 'refused', 'rolled-back', 'not-written'],
-  properties: { migrated: int, 'migrated-for-review': int, refused: int, 'rolled-back': int, 'not-written': int },
+  required: ['migrated', 'migrated-for-review', 'refused', 'rolled-back', 'not-written', 'ignored'],
+  properties: { migrated: int, 'migrated-for-review': int, refused: int, 'rolled-back': int, 'not-written': int, ignored: int },
 } as const;
 
 /** The JSON Schema of `--format json`, version 1. */
@@ -67,7 +68,7 @@ export const REPORT_JSON_SCHEMA = {
   $id: 'urn:mrtr-migrate:report:1',
   title: 'mrtr-migrate report, schema version 1',
   type: 'object',
-  required: ['schemaVersion', 'tool', 'startedAt', 'durationMs', 'cwd', 'options', 'tsconfig', 'summary', 'files', 'sites', 'alreadyMigrated', 'servingEntries', 'diagnostics', 'packageJsonChanges', 'formatCommand'],
+  required: ['schemaVersion', 'tool', 'startedAt', 'durationMs', 'cwd', 'options', 'tsconfig', 'summary', 'files', 'sites', 'alreadyMigrated', 'servingEntries', 'diagnostics', 'packageJsonChanges', 'formatCommand', 'interrupted'],
   properties: {
     schemaVersion: { const: 1 },
     tool: { type: 'object', required: ['name', 'version'], properties: { name: { const: 'mrtr-migrate' }, version: str } },
@@ -82,14 +83,15 @@ export const REPORT_JSON_SCHEMA = {
     tsconfig: nullable(str),
     summary: {
       type: 'object',
-      required: ['filesScanned', 'filesParsed', 'filesChanged', 'filesWritten', 'filesFailed', 'filesRolledBack', 'sites', 'byStatus', 'refusedByReason', 'byApi', 'alreadyMigrated', 'servingRewritten', 'servingManual', 'servingAlready', 'leftToMigrate'],
+      required: ['filesScanned', 'filesParsed', 'filesChanged', 'filesWritten', 'filesFailed', 'filesRolledBack', 'sites', 'byStatus', 'refusedByReason', 'byApi', 'alreadyMigrated', 'servingRewritten', 'servingManual', 'servingAlready', 'ignoreProblems', 'leftToMigrate'],
       properties: {
         filesScanned: int, filesParsed: int, filesChanged: int, filesWritten: int, filesFailed: int, filesRolledBack: int, sites: int,
         byStatus: statusCounts,
         refusedByReason: { type: 'object', additionalProperties: int, description: 'Refusal reason (or rolled-back / not-written) to number of sites.' },
         byApi: { type: 'object', additionalProperties: { ...statusCounts, required: [...statusCounts.required, 'total'], properties: { ...statusCounts.properties, total: int } } },
         alreadyMigrated: int, servingRewritten: int, servingManual: int, servingAlready: int,
-        leftToMigrate: { ...bool, description: 'What --check fails on: pending changes, sites not migrated, files that failed.' },
+        ignoreProblems: { ...int, description: 'mrtr-migrate-ignore comments without a reason or that suppress nothing (diagnostics mrtr/ignore-*).' },
+        leftToMigrate: { ...bool, description: 'What --check fails on: pending changes, sites not migrated, files that failed, ignore comments to fix.' },
       },
     },
     files: {
@@ -112,12 +114,12 @@ export const REPORT_JSON_SCHEMA = {
           sdk: { enum: ['v1', 'v2'] },
           status: statusEnum,
           reason: { ...nullable(str), description: 'Refusal reason code when refused.' },
-          hint: nullable(str),
+          hint: { ...nullable(str), description: 'What to do when refused; for an ignored site, the ignore comment and its reason.' },
           notes: strings,
           handler: nullable({ type: 'object', required: ['method', 'name', 'line'], properties: { method: str, name: nullable(str), line: int } }),
           context: str,
           controlFlow: strings,
-          liveLocals: { type: 'array', items: { type: 'object', required: ['name', 'type', 'how'], properties: { name: str, type: nullable(str), how: { enum: ['carry', 'rebuild'] } } } },
+          liveLocals: { type: 'array', items: { type: 'object', required: ['name', 'type', 'how'], properties: { name: str, type: nullable(str), how: { enum: ['carry', 'rebuild', 'declare'] } } } },
           sideEffectsBefore: strings,
           callOptions: strings,
           todo: strings,
@@ -148,5 +150,6 @@ export const REPORT_JSON_SCHEMA = {
       items: { type: 'object', required: ['file', 'added', 'removed', 'applied', 'diff'], properties: { file: str, added: strings, removed: strings, applied: bool, diff: str } },
     },
     formatCommand: nullable(str),
+    interrupted: { ...nullable(str), description: 'The signal that interrupted the write stage (e.g. SIGINT), or null; files not written then have an error saying so.' },
   },
 } as const;

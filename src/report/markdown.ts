@@ -9,6 +9,7 @@ export function renderMarkdown(report: RunReport): string {
   const out: string[] = [];
   const mode = report.options.check ? 'check (nothing written)' : report.options.dryRun ? 'dry run (nothing written)' : 'files written in place';
   out.push('# mrtr-migrate report', '');
+  if (report.interrupted) out.push(`**Interrupted (${report.interrupted}) while writing**: only the files marked written below were changed; the others are as they were.`, '');
   out.push(`mrtr-migrate ${report.tool.version}, ${report.startedAt}, ${mode}. Paths: ${report.options.paths.map(p => `\`${p}\``).join(' ')}; tsconfig: ${report.tsconfig ? `\`${report.tsconfig}\`` : 'none (defaults)'}; SDK upgrade ${report.options.sdkUpgrade ? 'on' : 'off'}; type check ${report.options.verify ? 'on' : 'off'}.`, '');
 
   out.push('## Summary', '');
@@ -19,9 +20,9 @@ export function renderMarkdown(report: RunReport): string {
     out.push('');
   }
   if (Object.keys(summary.byApi).length > 0) {
-    out.push('### By API', '', '| API | Found | Migrated | For review | Refused | Rolled back / not written |', '| --- | ---: | ---: | ---: | ---: | ---: |');
+    out.push('### By API', '', '| API | Found | Migrated | For review | Refused | Rolled back / not written | Ignored |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const [api, c] of Object.entries(summary.byApi)) {
-      out.push(`| \`${api}\` | ${c.total} | ${c.migrated} | ${c['migrated-for-review']} | ${c.refused} | ${c['rolled-back'] + c['not-written']} |`);
+      out.push(`| \`${api}\` | ${c.total} | ${c.migrated} | ${c['migrated-for-review']} | ${c.refused} | ${c['rolled-back'] + c['not-written']} | ${c.ignored} |`);
     }
     out.push('');
   }
@@ -109,6 +110,7 @@ function summaryTable(s: Summary): string[] {
     `| Refused | ${s.byStatus.refused} |`,
     `| Rolled back | ${s.byStatus['rolled-back']} |`,
     `| Not written | ${s.byStatus['not-written']} |`,
+    `| Ignored (\`mrtr-migrate-ignore\`) | ${s.byStatus.ignored} |`,
     `| Handlers already migrated | ${s.alreadyMigrated} |`,
     `| Serving entries rewritten / to move by hand / already moved | ${s.servingRewritten} / ${s.servingManual} / ${s.servingAlready} |`,
   ];

@@ -8,21 +8,24 @@ import type { ControlFlowTag, QuestionKind, RefusalReason, SdkGeneration, SiteAp
 /**
  * `rolled-back`: the rewrite was made but added type errors, so the file went back to its text
  * before the rewrite. `not-written`: the rewrite was made in memory but the file could not be written.
+ * `ignored`: under a `// mrtr-migrate-ignore <reason>` comment, left as it is (the hint gives the reason).
  */
-export type SiteStatus = 'migrated' | 'migrated-for-review' | 'refused' | 'rolled-back' | 'not-written';
+export type SiteStatus = 'migrated' | 'migrated-for-review' | 'refused' | 'rolled-back' | 'not-written' | 'ignored';
 
 export interface LocalReport {
   name: string;
   type: string | undefined;
-  /** `carry`: travels in requestState; `rebuild`: its declaration runs again on resume. */
-  how: 'carry' | 'rebuild';
+  /** `carry`: travels in requestState; `rebuild`: its declaration runs again on resume; `declare`: declared again without a value (only written after the question). */
+  how: 'carry' | 'rebuild' | 'declare';
 }
 
 export interface SiteReport {
   id: string;
   /** Path relative to the working directory, with forward slashes. */
   file: string;
+  /** Line in the file as it was on disk before the run (every line in the report is). */
   line: number;
+  /** Column in the text the MRTR rewrite analysed (after the v1-to-v2 stage). */
   column: number;
   kind: SiteKind;
   api: SiteApi;
@@ -132,6 +135,11 @@ export interface RunReport {
   packageJsonChanges: PackageJsonChange[];
   /** The formatter command for the changed files, when one was detected. */
   formatCommand: string | undefined;
+  /**
+   * Set when the write stage was interrupted (the signal's name, e.g. `SIGINT`): the files written
+   * are marked written, the others are unchanged and carry a "not written" error.
+   */
+  interrupted?: string | undefined;
 }
 
 export type { QuestionKind };

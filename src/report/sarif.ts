@@ -1,14 +1,19 @@
 import { pathToFileURL } from 'node:url';
 import type { RunReport, SiteReport } from './model.js';
 import { handlerText, verdictText } from './sites.js';
-import { reasonOf } from './summary.js';
+import { isIgnoreProblem, reasonOf } from './summary.js';
+
+const IGNORE_COMMENT_RULE = rule('mrtr/ignore-comment', 'IgnoreComment', 'mrtr-migrate-ignore comment to fix', 'A `// mrtr-migrate-ignore` comment must give a reason and sit on its own line above the statement with the site it suppresses; this one gives no reason, or suppresses nothing.', 'error');
 
 /**
  * `--format sarif`: SARIF 2.1.0 for GitHub code scanning. One result per site that needs a person:
  * refused (error: the call throws on 2026-07-28 requests), rolled back or not written (error), and
  * migrated-for-review (warning: code before the question has side effects, call options were dropped,
  * or a URL elicitation's decline path changed form). Rule ids are stable:
- * `mrtr/refused/<reason>`, `mrtr/rolled-back`, `mrtr/not-written`, `mrtr/review`.
+ * `mrtr/refused/<reason>`, `mrtr/rolled-back`, `mrtr/not-written`, `mrtr/review`. A site under a
+ * `// mrtr-migrate-ignore <reason>` comment is a suppressed `mrtr/ignored` result (kind `inSource`,
+ * the reason as justification), which code scanning shows as dismissed; an ignore comment without a
+ * reason or suppressing nothing is an `mrtr/ignore-comment` error.
  */
 
 interface Rule {
@@ -17,11 +22,16 @@ interface Rule {
   shortDescription: { text: string };
   fullDescription: { text: string };
   help: { text: string };
-  defaultConfiguration: { level: 'error' | 'warning' };
+  defaultConfiguration: { level: Level };
 }
+
+type Level = 'error' | 'warning' | 'note';
 
 function ruleFor(site: SiteReport): Rule | undefined {
   if (site.status === 'migrated') return undefined;
+  if (site.status === 'ignored') {
+    return rule('mrtr/ignored', 'Ignored', 'Push-style call left on purpose (mrtr-migrate-ignore)', 'This push-style call throws on 2026-07-28 requests; a `// mrtr-migrate-ignore <reason>` comment above it keeps mrtr-migrate and its lint rules away from it, for the reason it gives.', 'note');
+  }
   if (site.status === 'migrated-for-review') {
     return rule('mrtr/review', 'MigratedForReview', 'Migrated; review the notes', 'The handler was rewritten to multi round-trip requests, with something to review (the notes say what): code before the question has side effects outside the handler (it runs in the asking round; if the client never retries, the code after the question never runs), the push call passed request options (timeout, signal, ...) that have no place in a multi round-trip flow and were dropped, or a UrlElicitationRequiredError became a URL question whose decline now fails the call with the error\'s message instead of -32042.', 'warning');
   }
@@ -35,7 +45,7 @@ function ruleFor(site: SiteReport): Rule | undefined {
   return rule(`mrtr/refused/${reason}`, `Refused_${reason.replace(/[^A-Za-z0-9]+/g, '_')}`, `Push-style call not migrated: ${reason}`, `This push-style ${site.kind} call throws on 2026-07-28 requests and was not rewritten automatically (${reason}). The marker comment above it and the report say why and what to do.`, 'error');
 }
 
-function rule(id: string, name: string, short: string, full: string, level: 'error' | 'warning'): Rule {
+function rule(id: string, name: string, short: string, full: string, level: Level): Rule {
   return { id, name, shortDescription: { text: short }, fullDescription: { text: full }, help: { text: full }, defaultConfiguration: { level } };
 }
 
@@ -60,6 +70,26 @@ export function toSarif(report: RunReport) {
       }],
       partialFingerprints: { 'mrtrSite/v1': `${site.file}|${site.api}|${site.handler?.method ?? site.context}|${site.handler?.name ?? ''}|${site.kind}` },
       properties: { status: site.status, reason: site.reason ?? null, kind: site.kind, api: site.api, sdk: site.sdk },
+      ...(site.status === 'ignored' ? { suppressions: [{ kind: 'inSource', justification: site.hint ?? '' }] } : {}),
+    });
+  }
+  for (const d of report.diagnostics) {
+    if (!isIgnoreProblem(d.code) || !d.file) continue;
+    const r = IGNORE_COMMENT_RULE;
+    if (!rules.has(r.id)) rules.set(r.id, r);
+    results.push({
+      ruleId: r.id,
+      ruleIndex: [...rules.keys()].indexOf(r.id),
+      level: r.defaultConfiguration.level,
+      message: { text: d.message },
+      locations: [{
+        physicalLocation: {
+          artifactLocation: { uri: encodeURI(d.file), uriBaseId: '%SRCROOT%' },
+          region: { startLine: d.line ?? 1 },
+        },
+      }],
+      partialFingerprints: { 'mrtrSite/v1': `${d.file}|${d.code}` },
+      properties: { code: d.code },
     });
   }
   return {

@@ -18,11 +18,23 @@ export interface Summary {
   servingRewritten: number;
   servingManual: number;
   servingAlready: number;
-  /** Anything the run would still change, or any site it could not migrate (what `--check` fails on). */
+  /** `// mrtr-migrate-ignore` comments without a reason or that suppress nothing. */
+  ignoreProblems: number;
+  /** Anything the run would still change, any site it could not migrate, or an ignore comment to fix (what `--check` fails on). */
   leftToMigrate: boolean;
 }
 
-const STATUSES: SiteStatus[] = ['migrated', 'migrated-for-review', 'refused', 'rolled-back', 'not-written'];
+const STATUSES: SiteStatus[] = ['migrated', 'migrated-for-review', 'refused', 'rolled-back', 'not-written', 'ignored'];
+
+/** Sites that are done with: rewritten, or left on purpose under an ignore comment. */
+export function isSettled(status: SiteStatus): boolean {
+  return status === 'migrated' || status === 'migrated-for-review' || status === 'ignored';
+}
+
+/** Diagnostic codes of `// mrtr-migrate-ignore` comments without a reason or suppressing nothing. */
+export function isIgnoreProblem(code: string | undefined): boolean {
+  return code !== undefined && code.startsWith('mrtr/ignore-');
+}
 
 export function emptyStatusCounts(): Record<SiteStatus, number> {
   return Object.fromEntries(STATUSES.map(s => [s, 0])) as Record<SiteStatus, number>;
@@ -34,7 +46,7 @@ export function summarize(report: RunReport): Summary {
   const byApi: Summary['byApi'] = {};
   for (const site of report.sites) {
     byStatus[site.status]++;
-    if (site.status !== 'migrated' && site.status !== 'migrated-for-review') {
+    if (!isSettled(site.status)) {
       const reason = reasonOf(site);
       refusedByReason[reason] = (refusedByReason[reason] ?? 0) + 1;
     }
@@ -44,7 +56,8 @@ export function summarize(report: RunReport): Summary {
   }
   const changed = report.files.filter(f => f.changed);
   const pendingChanges = report.options.dryRun || report.options.check ? changed.length > 0 || report.packageJsonChanges.length > 0 : false;
-  const stuck = report.sites.some(s => s.status !== 'migrated' && s.status !== 'migrated-for-review');
+  const stuck = report.sites.some(s => !isSettled(s.status));
+  const ignoreProblems = report.diagnostics.filter(d => isIgnoreProblem(d.code)).length;
   const notWritten = report.files.some(f => f.changed && !f.written) && !report.options.dryRun && !report.options.check;
   return {
     filesScanned: report.filesScanned,
@@ -62,7 +75,8 @@ export function summarize(report: RunReport): Summary {
     servingManual: report.servingEntries.filter(s => s.status === 'manual').length,
     servingAlready: report.servingEntries.filter(s => s.status === 'already').length,
     // A file that could not be parsed or written may still hold push-style calls: not vouched for.
-    leftToMigrate: pendingChanges || stuck || notWritten || report.files.some(f => f.error !== undefined),
+    ignoreProblems,
+    leftToMigrate: pendingChanges || stuck || notWritten || ignoreProblems > 0 || report.files.some(f => f.error !== undefined),
   };
 }
 
@@ -79,4 +93,5 @@ export const STATUS_LABEL: Record<SiteStatus, string> = {
   refused: 'refused',
   'rolled-back': 'rolled back',
   'not-written': 'not written',
+  ignored: 'ignored',
 };

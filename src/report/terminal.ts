@@ -34,16 +34,26 @@ export function renderTerminalSummary(report: RunReport, reportPaths: string[], 
   const lines: string[] = [];
   lines.push(c.bold(`mrtr-migrate ${report.tool.version}${mode}`));
   const wrote = report.options.dryRun || report.options.check ? `${s.filesChanged} to change` : `${s.filesWritten} written`;
-  lines.push(`  Files: ${s.filesScanned} scanned, ${s.filesParsed} parsed, ${wrote}${s.filesFailed > 0 ? `, ${c.red(`${s.filesFailed} with errors`)}` : ''}${s.filesRolledBack > 0 ? `, ${c.yellow(`${s.filesRolledBack} rolled back`)}` : ''}`);
+  // The files an interruption left unchanged are counted, not listed one by one (the report lists them).
+  const left = report.files.filter(f => f.error !== undefined && isLeftByInterruption(f.error));
+  const failed = s.filesFailed - left.length;
+  lines.push(`  Files: ${s.filesScanned} scanned, ${s.filesParsed} parsed, ${wrote}${left.length > 0 ? `, ${c.yellow(`${left.length} left unchanged`)}` : ''}${failed > 0 ? `, ${c.red(`${failed} with errors`)}` : ''}${s.filesRolledBack > 0 ? `, ${c.yellow(`${s.filesRolledBack} rolled back`)}` : ''}`);
+  // The compiler options decide every verdict: a tsconfig that was not read as written is said up front.
+  for (const d of report.diagnostics.filter(d => d.code === 'cli/tsconfig')) lines.push(`  ${c.yellow('!')} ${d.message}`);
   const reasons = Object.entries(s.refusedByReason).map(([r, n]) => `${r} ${n}`).join(', ');
   const notDone = s.byStatus.refused + s.byStatus['rolled-back'] + s.byStatus['not-written'];
-  lines.push(`  Sites: ${s.sites} found, ${c.green(`${s.byStatus.migrated} migrated`)}, ${s.byStatus['migrated-for-review']} migrated for review, ${notDone > 0 ? c.yellow(`${notDone} not migrated`) : '0 not migrated'}${reasons ? ` (${reasons})` : ''}`);
+  const ignored = s.byStatus.ignored > 0 ? `, ${s.byStatus.ignored} ignored (mrtr-migrate-ignore)` : '';
+  lines.push(`  Sites: ${s.sites} found, ${c.green(`${s.byStatus.migrated} migrated`)}, ${s.byStatus['migrated-for-review']} migrated for review, ${notDone > 0 ? c.yellow(`${notDone} not migrated`) : '0 not migrated'}${reasons ? ` (${reasons})` : ''}${ignored}`);
   if (s.alreadyMigrated > 0 || (s.sites === 0 && s.filesChanged === 0)) lines.push(`  Already migrated: ${s.alreadyMigrated} handler(s)${s.servingAlready > 0 ? `, ${s.servingAlready} serving entr${s.servingAlready === 1 ? 'y' : 'ies'}` : ''}${s.filesChanged === 0 && notDone === 0 ? '; nothing to change' : ''}`);
   if (s.servingRewritten + s.servingManual > 0) lines.push(`  Serving entry: ${s.servingRewritten} moved to serveStdio, ${s.servingManual} to move by hand (see the report)`);
   for (const change of report.packageJsonChanges) {
-    lines.push(`  ${change.file}: -${change.removed.join(' -')}${change.added.length > 0 ? ` +${change.added.join(' +')}` : ''}${change.applied ? '' : ' (not written)'}`);
+    const edits = [...change.removed.map(p => `-${p}`), ...change.added.map(p => `+${p}`)].join(' ');
+    lines.push(`  ${change.file}: ${edits}${change.applied ? '' : ' (not written)'}`);
   }
-  for (const file of report.files.filter(f => f.error !== undefined || f.rolledBack)) {
+  if (report.interrupted) {
+    lines.push(`  ${c.yellow('Interrupted')} (${report.interrupted}) while writing: ${s.filesWritten} file(s) written, ${left.length} left unchanged; package.json updated for what was written`);
+  }
+  for (const file of report.files.filter(f => (f.error !== undefined && !isLeftByInterruption(f.error)) || f.rolledBack)) {
     lines.push(`  ${c.red('✗')} ${file.file}: ${file.error ?? `rolled back: ${file.newTypeErrors[0] ?? 'the rewrite added type errors'}`}`);
   }
   const errors = report.diagnostics.filter(d => d.level === 'error' && d.code !== 'verify/rolled-back' && !report.files.some(f => f.file === d.file && f.error));
@@ -52,4 +62,9 @@ export function renderTerminalSummary(report: RunReport, reportPaths: string[], 
   lines.push(`Report: ${reportPaths.join(', ')}`);
   for (const command of next) lines.push(`Next: ${command}`);
   return lines.join('\n') + '\n';
+}
+
+/** The error migrate() gives the files it did not write because the run was interrupted. */
+export function isLeftByInterruption(error: string): boolean {
+  return error.startsWith('not written: the run was interrupted');
 }

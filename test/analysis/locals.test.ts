@@ -152,3 +152,43 @@ describe('live locals', () => {
     expect(typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'non-json-local' });
   });
 });
+
+describe('secrets read before the question and used after it', () => {
+  const uses = "return { content: [{ type: 'text', text: String(secret.length) + a.action }] };";
+  it('are read again on resume when the read has no side effects (environment, the request\'s authInfo)', () => {
+    for (const init of ['process.env.PAYMENT_API_KEY', "process.env['SERVICE_TOKEN'] ?? ''", "ctx.http?.authInfo?.token ?? ''", '`Bearer ${process.env.UPSTREAM_TOKEN}`']) {
+      const { typed } = analyzeBoth(tool([`const secret = ${init};`, `const a = ${ASK};`, uses.replace('secret.length', 'String(secret).length')]));
+      expect(live(typed), init).toEqual(['secret:rebuild:yes']);
+      expect(typed.sites[0]!.verdict.kind, init).toBe('migrate');
+    }
+  });
+
+  it('are refused when reading them again is a call (a vault, getSecret()) or only their name tells', () => {
+    const cases: Array<[string[], string]> = [
+      [["declare const vault: { read(path: string): Promise<string> };"], "await vault.read('payments/key')"],
+      [['declare function getSecret(name: string): Promise<string>;'], "await getSecret('payments')"],
+      [["declare const config: { load(): Promise<{ apiKey: string }> };"], '(await config.load()).apiKey'],
+    ];
+    for (const [prelude, init] of cases) {
+      const { typed, untyped } = analyzeBoth(tool([`const secret = ${init};`, `const a = ${ASK};`, uses], prelude));
+      for (const analysis of [typed, untyped]) {
+        expect(analysis.sites[0]!.verdict, init).toMatchObject({ kind: 'refuse', reason: 'secret-in-state' });
+        expect((analysis.sites[0]!.verdict as { hint: string }).hint, init).toMatch(/^`secret` holds a secret \(.+\) and is read after the question/);
+      }
+    }
+    const byName = analyzeBoth(tool(['const row = await db.load(id);', 'const sessionToken = row.name;', `const a = ${ASK};`, "return { content: [{ type: 'text', text: sessionToken + a.action }] };"]));
+    expect(byName.typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'secret-in-state', hint: expect.stringContaining('its name, `sessionToken`') });
+  });
+
+  it('facts about secrets and values computed from them by other calls are carried', () => {
+    const { typed } = analyzeBoth(tool([
+      'const row = await db.load(id);',
+      'const tokenCount = row.name.length;',
+      "const fingerprint = hash(process.env.PAYMENT_API_KEY ?? '');",
+      `const a = ${ASK};`,
+      "return { content: [{ type: 'text', text: `${tokenCount} ${fingerprint}` + a.action }] };",
+    ], ['declare function hash(s: string): string;']));
+    expect(live(typed)).toEqual(['tokenCount:carry:yes', 'fingerprint:carry:yes']);
+    expect(typed.sites[0]!.verdict.kind).toBe('migrate');
+  });
+});

@@ -45,7 +45,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       "import type { ServerContext } from '@modelcontextprotocol/server';",
       'async function helper(ctx: ServerContext) {',
       `  void ctx.mcpReq.elicitInput(${FORM});`,
-      `  await Promise.all([ctx.mcpReq.elicitInput(${FORM}), ctx.mcpReq.elicitInput(${FORM})]);`,
+      `  await Promise.all(['a', 'b'].map(() => ctx.mcpReq.elicitInput(${FORM})));`,
       "  await ctx.mcpReq.elicitInput({ mode: 'url', message: 'go', url: 'https://example.com', elicitationId: 'e' });",
       '}',
       "server.registerTool('t', {}, async (ctx) => {",
@@ -55,13 +55,13 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '});',
     ].join('\n'));
     expect(verdicts(typed)).toEqual([
-      '6 refuse:fire-and-forget', '7 refuse:parallel', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
+      '6 refuse:fire-and-forget', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
     ]);
-    expect(hint(typed.sites[3]!)).toMatch(/URL-mode/);
-    expect(hint(typed.sites[4]!)).toMatch(/a pushed URL-mode elicitInput\(\) is not rewritten: the 2025 client correlates its elicitationId/);
+    expect(hint(typed.sites[2]!)).toMatch(/URL-mode/);
+    expect(hint(typed.sites[3]!)).toMatch(/a pushed URL-mode elicitInput\(\) is not rewritten: the 2025 client correlates its elicitationId/);
   });
 
-  it('loops come before nested callbacks, nested callbacks before catch blocks', () => {
+  it('a question in a callback is refused wherever the callback is (in a loop, in a catch block)', () => {
     const { typed } = analyzeBoth([
       ...V2,
       "server.registerTool('t', {}, async (ctx) => {",
@@ -76,7 +76,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '  }',
       '});',
     ].join('\n'));
-    expect(verdicts(typed)).toEqual(['6 refuse:loop', '11 refuse:nested-callback']);
+    expect(verdicts(typed)).toEqual(['6 refuse:nested-callback', '11 refuse:nested-callback']);
   });
 
   it('call options and an unknown server come before the locals', () => {
@@ -381,9 +381,10 @@ describe('blocked-by-sibling', () => {
   it('one refused question keeps every other question of the handler as it is, and the handler out of the plans', () => {
     const { typed } = analyzeBoth([
       ...V2,
+      'declare function feed(): AsyncIterable<number>;',
       "server.registerTool('mixed', {}, async (ctx) => {",
       `  const first = await ctx.mcpReq.elicitInput(${FORM});`,
-      `  for (const id of [1, 2]) await ctx.mcpReq.elicitInput(${FORM});`,
+      `  for await (const id of feed()) await ctx.mcpReq.elicitInput(${FORM});`,
       `  const last = await ctx.mcpReq.elicitInput(${FORM});`,
       "  return { content: [{ type: 'text', text: first.action + last.action }] };",
       '});',
@@ -392,8 +393,8 @@ describe('blocked-by-sibling', () => {
       "  return { content: [{ type: 'text', text: a.action }] };",
       '});',
     ].join('\n'));
-    expect(verdicts(typed)).toEqual(['5 refuse:blocked-by-sibling', '6 refuse:loop', '7 refuse:blocked-by-sibling', '11 migrate']);
-    expect(hint(typed.sites[0]!)).toMatch(/line 6.*\(loop\)/);
+    expect(verdicts(typed)).toEqual(['6 refuse:blocked-by-sibling', '7 refuse:loop', '8 refuse:blocked-by-sibling', '12 migrate']);
+    expect(hint(typed.sites[0]!)).toMatch(/line 7.*\(loop\)/);
     expect(typed.plans.map(p => p.handler.name)).toEqual(['clean']);
   });
 
@@ -570,10 +571,52 @@ describe('capability guards', () => {
       ...prelude,
       "server.registerTool('each', {}, async (ctx) => {",
       "  if (!server.server.getClientCapabilities()?.elicitation) return { content: [] };",
-      `  for (const x of [1, 2]) await ctx.mcpReq.elicitInput(${FORM});`,
+      `  for await (const x of feed()) await ctx.mcpReq.elicitInput(${FORM});`,
       '  return { content: [] };',
       '});',
+      'declare function feed(): AsyncIterable<number>;',
     ].join('\n'), { typed: true });
     expect(verdicts(analysis)).toEqual(['6 refuse:blocked-by-sibling', '7 refuse:loop']);
+  });
+});
+
+describe('a server that already keeps requestState of its own', () => {
+  const push = "server.registerTool('confirm', { inputSchema: z.object({}) }, async (_args, ctx) => {\n" +
+    `  const answer = await ctx.mcpReq.elicitInput(${FORM});\n` +
+    "  return { content: [{ type: 'text' as const, text: answer.action }] };\n});";
+
+  it('refuses to wire a verify hook that would reject a hand-written state of another handler', () => {
+    const { typed, untyped } = analyzeBoth([
+      ...V2,
+      "server.registerTool('pick', { inputSchema: z.object({}) }, async (_args, ctx) => {",
+      '  const country = ctx.mcpReq.requestState<string>();',
+      "  return { content: [{ type: 'text' as const, text: country ?? '' }] };",
+      '});',
+      push,
+    ].join('\n'));
+    for (const analysis of [typed, untyped]) {
+      expect(verdicts(analysis)).toEqual(['9 refuse:unsupported-construct']);
+      expect(hint(analysis.sites[0]!)).toBe('tools/call "pick" (line 5) already keeps a requestState of its own, and the verify hook the rewrite wires into the server would reject it; migrate by hand, with one codec for both.');
+    }
+  });
+
+  it('refuses when the server already has a requestState option', () => {
+    const { typed } = analyzeBoth([
+      V2[0]!, V2[1]!,
+      "const server = new McpServer({ name: 't', version: '1' }, { requestState: { verify: async (s: string) => s } });",
+      push,
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:unsupported-construct']);
+    expect(hint(typed.sites[0]!)).toContain('already has a requestState option');
+  });
+
+  it('a hand-written state on another server does not matter', () => {
+    const { typed } = analyzeBoth([
+      ...V2,
+      "const other = new McpServer({ name: 'o', version: '1' });",
+      "other.registerTool('pick', { inputSchema: z.object({}) }, async (_args, ctx) => ({ content: [{ type: 'text' as const, text: ctx.mcpReq.requestState<string>() ?? '' }] }));",
+      push,
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['7 migrate']);
   });
 });

@@ -22,24 +22,29 @@ describe('files the run must not break', () => {
     expect(runCli(dir, ['--check']).code).toBe(1);
   });
 
-  it('lists Latin-1, UTF-16 and oversized files with the cause and never writes them; the others still migrate', () => {
+  it('lists Latin-1, UTF-16 (with and without BOM) and oversized files with the cause and never writes them; the others still migrate', () => {
     const dir = makeProject('v2-server', { nodeModules: true });
     const original = readFileSync(path.join(dir, 'src/server.ts'), 'utf8');
     // The same server in encodings a UTF-8 round trip would damage, and one far too large to be hand-written.
     const latin1 = Buffer.from(`// r\u00e9sum\u00e9 des outils\n${original}`, 'latin1');
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(original, 'utf16le')]);
+    // As some Windows editors save it: UTF-16LE with no byte order mark (its NUL bytes are not a binary file's).
+    const utf16NoBom = Buffer.from(original, 'utf16le');
     writeFileSync(path.join(dir, 'src/latin1.ts'), latin1);
     writeFileSync(path.join(dir, 'src/utf16.ts'), utf16);
+    writeFileSync(path.join(dir, 'src/utf16-no-bom.ts'), utf16NoBom);
     writeFileSync(path.join(dir, 'src/huge.ts'), `${original}\n// elicitInput\n${'// padding\n'.repeat(600_000)}`);
     const hugeBefore = readFileSync(path.join(dir, 'src/huge.ts'));
     const run = runCli(dir, []);
     expect(run.code).toBe(0);
     expect(readFileSync(path.join(dir, 'src/latin1.ts')).equals(latin1)).toBe(true);
     expect(readFileSync(path.join(dir, 'src/utf16.ts')).equals(utf16)).toBe(true);
+    expect(readFileSync(path.join(dir, 'src/utf16-no-bom.ts')).equals(utf16NoBom)).toBe(true);
     expect(readFileSync(path.join(dir, 'src/huge.ts')).equals(hugeBefore)).toBe(true);
     const report = read(dir, 'mrtr-migrate-report.md');
     expect(report).toMatch(/src\/latin1\.ts.*not valid UTF-8/);
     expect(report).toMatch(/src\/utf16\.ts.*UTF-16/);
+    expect(report).toMatch(/src\/utf16-no-bom\.ts`: cannot be read: it is UTF-16LE encoded \(without a byte order mark\); convert it to UTF-8/);
     expect(report).toMatch(/src\/huge\.ts.*MB limit/);
     expect(read(dir, 'src/server.ts')).toContain('inputRequired');
   });
@@ -125,6 +130,57 @@ describe('where the run refuses to start', () => {
       expect(oneLine(run.stderr), run.stderr).toBe(true);
       expect(run.stderr).toMatch(message);
     }
+  });
+});
+
+describe('// mrtr-migrate-ignore', () => {
+  it('leaves the site as it is and lets --check pass; an ignore that suppresses nothing fails it, on the terminal', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const file = path.join(dir, 'src/server.ts');
+    const original = readFileSync(file, 'utf8');
+    // Every site of the project ignored, with a reason; the serving entry already moved.
+    writeFileSync(file, original
+      .replace('    const confirmation = await', '    // mrtr-migrate-ignore production deploys stay on the 2025 bridge until Q3\n    const confirmation = await')
+      .replace('    const draft = await', '    // mrtr-migrate-ignore: release notes move to a direct model call\n    const draft = await'));
+    writeFileSync(path.join(dir, 'src/main.ts'), "import { serveStdio } from '@modelcontextprotocol/server/stdio';\nimport { server } from './server.js';\n\nawait serveStdio(() => server);\n");
+    const before = snapshot(dir);
+    const check = runCli(dir, ['--check', '--format', 'json']);
+    expect(check.stderr).not.toMatch(/internal error/);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toMatch(/Sites: 2 found, .*, 2 ignored \(mrtr-migrate-ignore\)/);
+    expect(check.stdout).toContain('Next: nothing left to migrate');
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.sites.map((s: any) => [s.status, s.hint])).toEqual([
+      ['ignored', expect.stringContaining('(production deploys stay on the 2025 bridge until Q3)')],
+      ['ignored', expect.stringContaining('(release notes move to a direct model call)')],
+    ]);
+    expect(changedFiles(before, snapshot(dir))).toEqual([]);
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace('export const server', '// mrtr-migrate-ignore left from an earlier version\nconst unused = 1;\nexport const server'));
+    const stale = runCli(dir, ['--check']);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toMatch(/✗ src\/server\.ts:\d+: `\/\/ mrtr-migrate-ignore` suppresses nothing: no push-style site is in the statement on line \d+/);
+  });
+});
+
+describe('a tsconfig that cannot be read as written', () => {
+  it('says so on the terminal; --check exits 2 with the cause on one line', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const tsconfig = path.join(dir, 'tsconfig.json');
+    writeFileSync(tsconfig, readFileSync(tsconfig, 'utf8').replace(/\}\s*$/, ',\n  "include": ["src"\n}\n'));
+    const run = runCli(dir, ['--dry-run', '--no-verify']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^ {2}! cannot read tsconfig\.json:\d+:\d+: .+; the run used default compiler options instead of it\.$/m);
+    const check = runCli(dir, ['--check']);
+    expect(check.code).toBe(2);
+    expect(oneLine(check.stderr), check.stderr).toBe(true);
+    expect(check.stderr).toMatch(/^mrtr-migrate: cannot read tsconfig\.json:\d+:\d+: .*--check does not vouch for a project whose compiler options were not read as written/);
+
+    writeFileSync(tsconfig, JSON.stringify({ extends: './tsconfig.base.json', compilerOptions: { strict: true } }));
+    const extendsMissing = runCli(dir, ['--check']);
+    expect(extendsMissing.code).toBe(2);
+    expect(oneLine(extendsMissing.stderr), extendsMissing.stderr).toBe(true);
+    expect(extendsMissing.stderr).toMatch(/^mrtr-migrate: tsconfig\.json: Cannot read file 'tsconfig\.base\.json' \(its "extends"\); the run used this tsconfig's own options without the ones it extends\. --check does not vouch/);
   });
 });
 

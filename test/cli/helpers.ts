@@ -3,12 +3,15 @@ import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readd
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(REPO, 'dist/src/cli/main.js');
 const PROJECTS = path.join(REPO, 'test/cli/projects');
 
-if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run \`npm run build\` before the CLI tests (npm test does).`);
+// The e2e project's global setup (test/setup/build.ts) builds dist/ once before its tests start.
+if (!inject('dist')) throw new Error('test/cli/helpers.ts runs the built CLI: its test files belong in the e2e project (E2E in vitest.config.ts, npm run test:e2e), whose global setup builds dist/.');
+if (!existsSync(BIN)) throw new Error(`${BIN} is missing: the e2e global setup (test/setup/build.ts) should have built it.`);
 
 export interface ProjectOptions {
   /**

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -56,6 +57,13 @@ describe('a v1 project (installed dependencies)', () => {
     expect(report.summary.refusedByReason).toEqual({ loop: 1 });
     expect(report.servingEntries).toEqual([expect.objectContaining({ status: 'rewritten', transport: 'stdio' })]);
     expect(report.diagnostics.some((d: any) => d.source === 'sdk-upgrade')).toBe(true);
+    // Every line is a line of the file as it was: the serving entry's too, though the rewrite added code above it.
+    const original = before.get('src/index.ts')!.split('\n');
+    const lineOf = (needle: string, from = 0) => original.findIndex((text, i) => i >= from && text.includes(needle)) + 1;
+    const firstAsk = lineOf('elicitInput(');
+    expect(report.sites.map((s: any) => s.line)).toEqual([firstAsk, lineOf('elicitInput(', firstAsk)]);
+    expect(report.servingEntries[0].line).toBe(lineOf('server.connect('));
+    expect(md).toContain(`\`src/index.ts:${lineOf('server.connect(')}\` (stdio, rewritten)`);
   });
 
   it('--check afterwards writes nothing and exits 1 because a site is still refused', () => {
@@ -91,6 +99,12 @@ describe('a v1 project whose v2 packages are not installed yet', () => {
     expect(run.stdout).toContain('--- a/src/index.ts');
     expect(run.stdout).toContain('+++ b/package.json');
     expect(run.stdout).toMatch(/^\+.*inputRequired/m);
+    // The printed next command is one that works here (a clone has no npx mrtr-migrate): run it.
+    const next = /^Next: (.+?) {3}# apply these changes$/m.exec(run.stdout)?.[1];
+    expect(next).toMatch(/^node \S+main\.js \.$/);
+    const [node, script] = next!.split(' ');
+    expect(node).toBe('node');
+    expect(spawnSync(process.execPath, [script!, '--version'], { cwd: dir, encoding: 'utf8' }).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const report = jsonReport(dir);
     expect(report.files.find((f: any) => f.file === 'src/index.ts')).toMatchObject({ changed: true, written: false, rolledBack: false });
     expect(report.diagnostics.filter((d: any) => d.code === 'verify/sdk-types-borrowed').map((d: any) => d.message.split(' ')[0])).toEqual(['@modelcontextprotocol/server', '@modelcontextprotocol/server/stdio']);

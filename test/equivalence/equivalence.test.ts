@@ -24,11 +24,7 @@ const PENDING_OUTPUT = new Set<string>([]);
  * there and the 2025 era still matches; the 2026 era is reported as todo. Remove a case once the
  * rewrite supports it (then both eras must match like any other case).
  */
-const EXPECTED_REFUSALS = new Map<string, string>([
-  // transforms/mrtr: "the question is inside a try block that has a finally clause; rewriting
-  // try/finally is not supported yet."
-  ['v2-try-finally', 'unsupported-construct'],
-]);
+const EXPECTED_REFUSALS = new Map<string, string>([]);
 
 const cases = runnableCases();
 

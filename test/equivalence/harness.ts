@@ -45,6 +45,12 @@ export interface ScriptedCall {
   method: CallMethod;
   params: Record<string, unknown>;
   answers: ScriptedAnswer[];
+  /**
+   * `in-order` (the default): each question takes the next answer, which must be for its method.
+   * `per-method`: each question takes the next answer for its method, wherever it is in the list
+   * (generated sessions, whose question order depends on the answers).
+   */
+  answerOrder?: 'in-order' | 'per-method';
   /** Another client for this call (e.g. one lacking a capability); the scenario's client otherwise. */
   client?: ScenarioClient;
 }
@@ -188,8 +194,11 @@ class Script {
     private readonly completeUrl: (url: string) => void = () => undefined,
   ) {}
 
-  startCall(answers: ScriptedAnswer[]): void {
+  private perMethod = false;
+
+  startCall(answers: ScriptedAnswer[], order: ScriptedCall['answerOrder'] = 'in-order'): void {
     this.answers = [...answers];
+    this.perMethod = order === 'per-method';
     this.questions = [];
     this.unexpected = [];
     this.lastUrlAction = undefined;
@@ -209,9 +218,10 @@ class Script {
   private pick(method: QuestionMethod, params: unknown): Record<string, unknown> {
     const question = this.normaliseQuestion(method, params);
     this.questions.push(question);
-    const next = this.answers[0];
+    const index = this.perMethod ? this.answers.findIndex(a => a.method === method) : 0;
+    const next = this.answers[index];
     if (next && next.method === method) {
-      this.answers.shift();
+      this.answers.splice(index, 1);
       return structuredClone(next.result);
     }
     this.unexpected.push(question);
@@ -275,12 +285,22 @@ export function normaliseQuestion(method: string, params: unknown): Question {
  *   2026-07-28 revision requires cache fields on cacheable results and the SDK fills in the most
  *   conservative defaults; 2025-era results never carry them. Observed on `resources/read` results.
  *
+ * - `MCP error -32602: ` at the start of an `isError` tool result's text: a v1 McpServer turns an
+ *   error its tool throws into that result with the error's message, and v1's `McpError` bakes the
+ *   code into its message (see normaliseError); v2's `ProtocolError` does not. Observed when v1's
+ *   push `elicitInput` rejects content that does not match its schema.
+ *
  * Everything is JSON round-tripped: it is what travels on the wire, and `undefined` members vanish.
  */
 export function normaliseResult(result: unknown, era: 'legacy' | 'modern'): unknown {
   const copy = jsonClone(result);
   if (!isRecord(copy)) return copy;
   delete copy._meta;
+  if (copy.isError === true && Array.isArray(copy.content)) {
+    for (const block of copy.content) {
+      if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') block.text = block.text.replace(/^(MCP error -?\d+: )+/, '');
+    }
+  }
   if (era === 'modern') {
     if (copy.ttlMs === 0) delete copy.ttlMs;
     if (copy.cacheScope === 'private') delete copy.cacheScope;
@@ -457,7 +477,7 @@ async function play(open: OpenSession, module: FixtureModule, scenario: Scenario
       }
       const session = current.session;
       const before = { ...module.effects };
-      script.startCall(call.answers);
+      script.startCall(call.answers, call.answerOrder);
       let outcome: CallOutcome;
       try {
         outcome = { result: normaliseResult(await callWithUrlRetries(session, call, script), era) };

@@ -5,6 +5,8 @@ import ajv from 'ajv';
 import ajvFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPORT_JSON_SCHEMA, renderJson, renderMarkdown, renderSarif } from '../../src/index.js';
+import { summarize } from '../../src/report/summary.js';
+import { renderTerminalSummary } from '../../src/report/terminal.js';
 import type { RunReport } from '../../src/report/model.js';
 import { fixtureDryRunReport, REPO, v1DryRunReport } from './fixture.js';
 
@@ -18,14 +20,24 @@ beforeAll(async () => {
   report = await v1DryRunReport();
 });
 
+function sarifValidator() {
+  // The SARIF 2.1.0 schema as shipped by Microsoft's SARIF SDK (draft-04 JSON Schema).
+  const schema = JSON.parse(readFileSync(path.join(REPO, 'node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
+  // The schema's language pattern is not valid with the u flag, which Ajv uses by default.
+  const ajv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false });
+  addFormats(ajv as never);
+  return ajv.compile(schema);
+}
+
+function jsonValidator() {
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  addFormats(ajv);
+  return ajv.compile(REPORT_JSON_SCHEMA);
+}
+
 describe('--format sarif', () => {
   it('validates against the official SARIF 2.1.0 schema', () => {
-    // The SARIF 2.1.0 schema as shipped by Microsoft's SARIF SDK (draft-04 JSON Schema).
-    const schema = JSON.parse(readFileSync(path.join(REPO, 'node_modules/@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8'));
-    // The schema's language pattern is not valid with the u flag, which Ajv uses by default.
-    const ajv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false });
-    addFormats(ajv as never);
-    const validate = ajv.compile(schema);
+    const validate = sarifValidator();
     const sarif = JSON.parse(renderSarif(report));
     expect(validate(sarif), JSON.stringify(validate.errors, null, 2)).toBe(true);
   });
@@ -45,9 +57,7 @@ describe('--format sarif', () => {
 
 describe('--format json', () => {
   it('validates against its documented schema (version 1)', () => {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    addFormats(ajv);
-    const validate = ajv.compile(REPORT_JSON_SCHEMA);
+    const validate = jsonValidator();
     const json = JSON.parse(renderJson(report));
     expect(validate(json), JSON.stringify(validate.errors, null, 2)).toBe(true);
     expect(json.schemaVersion).toBe(1);
@@ -80,5 +90,53 @@ describe('dropped call options', () => {
     const json = JSON.parse(renderJson(options));
     expect(json.sites[0].notes).toEqual([expect.stringMatching(/^timeout dropped/), expect.stringMatching(/^relatedRequestId dropped/)]);
     expect(json.sites[1].notes).toEqual([expect.stringMatching(/^signal dropped/), expect.stringMatching(/^timeout dropped/)]);
+  });
+});
+
+describe('// mrtr-migrate-ignore in the reports', () => {
+  let ignores: RunReport;
+  beforeAll(async () => {
+    ignores = await fixtureDryRunReport('v2-ignore-comments');
+  });
+
+  it('lists ignored sites with their reason; --check fails only on the comments to fix', () => {
+    expect(ignores.sites.map(s => [s.line, s.status, s.reason ?? null])).toEqual([
+      [11, 'migrated', null],
+      [23, 'ignored', null],
+      [33, 'refused', 'blocked-by-sibling'],
+      [40, 'ignored', null],
+      [50, 'ignored', null],
+    ]);
+    expect(ignores.sites[1]!.hint).toBe('left as it is by the mrtr-migrate-ignore comment on line 22 (only 2025 clients call this tool (the bridge retires in Q3)).');
+    expect(ignores.sites[1]!.todo).toEqual([]);
+    expect(ignores.diagnostics.filter(d => d.code?.startsWith('mrtr/ignore-')).map(d => [d.code, d.file, d.line, d.level])).toEqual([
+      ['mrtr/ignore-missing-reason', 'src/server.ts', 49, 'error'],
+      ['mrtr/ignore-unused', 'src/server.ts', 55, 'error'],
+      ['mrtr/ignore-trailing', 'src/server.ts', 57, 'error'],
+    ]);
+    const summary = summarize(ignores);
+    expect(summary.byStatus.ignored).toBe(3);
+    expect(summary.refusedByReason).toEqual({ 'blocked-by-sibling': 1 });
+    expect(summary.ignoreProblems).toBe(3);
+    expect(summary.leftToMigrate).toBe(true);
+    const plain = (text: unknown) => String(text);
+    const terminal = renderTerminalSummary(ignores, [], [], { red: plain, green: plain, cyan: plain, bold: plain, dim: plain, yellow: plain });
+    expect(terminal).toContain('3 ignored (mrtr-migrate-ignore)');
+    expect(terminal).toContain('✗ src/server.ts:49: `// mrtr-migrate-ignore` gives no reason');
+    expect(terminal).toContain('✗ src/server.ts:55: `// mrtr-migrate-ignore` suppresses nothing: no push-style site is in the statement on line 56');
+    expect(renderMarkdown(ignores)).toContain('| Ignored (`mrtr-migrate-ignore`) | 3 |');
+  });
+
+  it('json validates; sarif validates, with ignored sites suppressed in source and the comments to fix as errors', () => {
+    const validateJson = jsonValidator();
+    expect(validateJson(JSON.parse(renderJson(ignores))), JSON.stringify(validateJson.errors, null, 2)).toBe(true);
+    const validate = sarifValidator();
+    const sarif = JSON.parse(renderSarif(ignores));
+    expect(validate(sarif), JSON.stringify(validate.errors, null, 2)).toBe(true);
+    const results = sarif.runs[0].results;
+    const ignored = results.filter((r: any) => r.ruleId === 'mrtr/ignored');
+    expect(ignored).toHaveLength(3);
+    expect(ignored[0]).toMatchObject({ level: 'note', suppressions: [{ kind: 'inSource', justification: expect.stringContaining('only 2025 clients call this tool') }] });
+    expect(results.filter((r: any) => r.ruleId === 'mrtr/ignore-comment').map((r: any) => [r.level, r.locations[0].physicalLocation.region.startLine])).toEqual([['error', 49], ['error', 55], ['error', 57]]);
   });
 });

@@ -50,10 +50,22 @@ server.tool('confirm', async (extra) => {
   return { content: [{ type: 'text', text: answer.action }] };
 });`;
 
+// A question per item of an array: one round per iteration, migratable.
 const v2Loop = `import { McpServer } from '@modelcontextprotocol/server';
 const server = new McpServer({ name: 'demo', version: '2.0.0' });
 server.registerTool('confirm-each', {}, async (ctx) => {
   for (const item of ['a', 'b']) {
+    await ctx.mcpReq.elicitInput({ mode: 'form', message: item, requestedSchema: { type: 'object', properties: {} } });
+  }
+  return { content: [] };
+});`;
+
+// A question per item of a live stream: a resumed round cannot go back to its position (refused).
+const v2StreamLoop = `import { McpServer } from '@modelcontextprotocol/server';
+declare function feed(): AsyncIterable<string>;
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm-each', {}, async (ctx) => {
+  for await (const item of feed()) {
     await ctx.mcpReq.elicitInput({ mode: 'form', message: item, requestedSchema: { type: 'object', properties: {} } });
   }
   return { content: [] };
@@ -127,7 +139,8 @@ ruleTester.run('no-push-elicitation', rule, {
     { code: v1SendRequest, errors: [{ messageId: 'migratable', ...at(v1SendRequest, 'extra.sendRequest') }] },
     { code: v2Straight, errors: [{ messageId: 'migratable', ...at(v2Straight, 'ctx.mcpReq.elicitInput') }] },
     { code: v2SideEffect, errors: [{ messageId: 'migratableForReview', ...at(v2SideEffect, 'ctx.mcpReq.elicitInput') }] },
-    { code: v2Loop, errors: [{ messageId: 'refused', ...at(v2Loop, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2Loop, errors: [{ messageId: 'migratable', ...at(v2Loop, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2StreamLoop, errors: [{ messageId: 'refused', ...at(v2StreamLoop, 'ctx.mcpReq.elicitInput') }] },
     {
       code: v2Options,
       errors: [{

@@ -17,12 +17,14 @@ const inPlainState = tool("const session_key = 'abc';\n  return inputRequired({ 
 const headerRead = `import { createRequestStateCodec } from '@modelcontextprotocol/server';
 const codec = createRequestStateCodec({ key: 'k'.repeat(32) });
 export const mintFor = (req: { headers: Record<string, string> }) => codec.mint({ forward: req.headers['authorization'] });`;
+const vaultRead = tool("declare const vault: { read(path: string): Promise<string> };\n  const upstream = await vault.read('registry/push');\n  return inputRequired({ requestState: await codec.mint({ step: 'confirm', upstream }, ctx) });");
 const secretCall = tool("return inputRequired({ requestState: await codec.mint({ step: 'confirm', upstream: await getAccessToken() }, ctx) });\n  async function getAccessToken() { return 't'; }");
 
 ruleTester.run('no-secrets-in-request-state', rule, {
   valid: [
     // Facts about tokens are not tokens; a principal id and a digest are fine.
     tool("return inputRequired({ requestState: await codec.mint({ step: 'confirm', maxTokens: 200, tokenCount: 3, clientId: ctx.http?.authInfo?.clientId, digest: hash(ctx.http?.authInfo?.token) }, ctx) });"),
+    tool("declare const catalog: { read(id: string): Promise<string> };\n  const entry = await catalog.read('x');\n  return inputRequired({ requestState: await codec.mint({ step: 'confirm', entry }, ctx) });"),
     tool("const ids = ['a'];\n  return inputRequired({ requestState: await codec.mint({ step: 'confirm', ids }, ctx) });"),
     // `mint` on something else, in a file that does not use the MCP SDK.
     `declare const nft: { mint(x: object): void };
@@ -35,6 +37,7 @@ nft.mint({ token: 'abc', owner: 'me' });`,
     { code: viaLocalPayload, errors: [{ messageId: 'secretInState', ...at(viaLocalPayload, 'password') }] },
     { code: inPlainState, errors: [{ messageId: 'secretInState', ...at(inPlainState, 'session_key }') }] },
     { code: headerRead, errors: [{ messageId: 'secretInState', ...at(headerRead, "req.headers['authorization']") }] },
+    { code: vaultRead, errors: [{ messageId: 'secretInState', ...at(vaultRead, "vault.read('registry/push')") }] },
     { code: secretCall, errors: [{ messageId: 'secretInState', ...at(secretCall, 'getAccessToken()') }] },
   ],
 });

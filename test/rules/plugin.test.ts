@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import tsParser from '@typescript-eslint/parser';
 import { describe, expect, it } from 'vitest';
 import plugin, { rules } from '../../rules/index.js';
 
@@ -18,6 +19,7 @@ const ALL_RULES = [
   'no-unvalidated-input-responses',
   'no-url-elicitation-error',
   'require-request-state-integrity',
+  'valid-ignore-comments',
 ];
 const RECOMMENDED = [
   'no-initialize-scoped-capabilities',
@@ -26,6 +28,7 @@ const RECOMMENDED = [
   'no-push-roots',
   'no-push-sampling',
   'no-url-elicitation-error',
+  'valid-ignore-comments',
 ];
 
 const ruleEntries = Object.entries(rules);
@@ -53,6 +56,14 @@ describe('plugin', () => {
     expect(config.plugins?.['mrtr-migrate']).toBe(plugin);
     expect(config.rules).toEqual(Object.fromEntries(ALL_RULES.map(name => [`mrtr-migrate/${name}`, 'error'])));
   });
+
+  it.each(['recommended', 'strict'] as const)('%s is complete on its own: every source extension, the TypeScript parser', name => {
+    const config = plugin.configs[name];
+    expect(config.files).toEqual(['**/*.ts', '**/*.tsx', '**/*.mts', '**/*.cts', '**/*.js', '**/*.jsx', '**/*.mjs', '**/*.cjs']);
+    expect(config.languageOptions?.parser).toBe(tsParser);
+    // Typed linting stays the user's choice: the preset sets no parserOptions that would need a tsconfig.
+    expect(config.languageOptions?.parserOptions).toBeUndefined();
+  });
 });
 
 describe.each(ruleEntries)('rule %s', (name, rule) => {
@@ -69,6 +80,10 @@ describe.each(ruleEntries)('rule %s', (name, rule) => {
     for (const heading of ['## Rule details', '### Incorrect', '### Correct', '## Options', '## When mrtr-migrate can fix it']) {
       expect(text, `${name}.md lacks "${heading}"`).toContain(`\n${heading}\n`);
     }
+  });
+
+  it('declares whether it requires type checking (none does: typed linting only sharpens the verdicts)', () => {
+    expect(rule.meta.docs?.requiresTypeChecking).toBe(false);
   });
 
   it('declares message ids, a description, and suggestions only with hasSuggestions', () => {

@@ -34,8 +34,9 @@ export function createServer(): McpServer {
 `);
     expect(result.sites.map(s => `${s.line} ${s.kind} ${s.status}`)).toEqual(['7 elicitation migrated', '11 capability-guard migrated', '14 capability-guard migrated']);
     expect(result.typeErrors).toEqual([]);
-    // Two guards, each in phase 0 and in the resume branch; the only initialize-scoped read left is the helper's fallback.
-    expect(occurrences(result.text, 'clientCapabilitiesOf(ctx, server.server)')).toBe(4);
+    // The try is kept once (its catch and finally are not copied): each guard is rewritten where it is; the only
+    // initialize-scoped read left is the helper's fallback.
+    expect(occurrences(result.text, 'clientCapabilitiesOf(ctx, server.server)')).toBe(2);
     expect(occurrences(result.text, 'getClientCapabilities()')).toBe(2);
     expect(result.text).toContain('server.getClientCapabilities();\n}');
   });

@@ -3,7 +3,7 @@ import { ts, type Project } from 'ts-morph';
 import { ProjectIndex } from '../../src/analysis/index.js';
 import { createProject } from '../../src/project/load.js';
 import { runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
-import type { SiteReport } from '../../src/report/model.js';
+import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { TRANSFORMS } from '../../transforms/index.js';
 
 /**
@@ -14,6 +14,8 @@ import { TRANSFORMS } from '../../transforms/index.js';
 
 export const COMPILER_OPTIONS = {
   strict: true,
+  // As in the fixtures' own tsconfig (test/equivalence/tsconfig.fixtures.json).
+  noUncheckedIndexedAccess: true,
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
   target: ts.ScriptTarget.ES2022,
@@ -25,6 +27,8 @@ export const COMPILER_OPTIONS = {
 export interface PipelineResult {
   text: string;
   sites: SiteReport[];
+  /** What the transforms said about the file (serving entries, ignore comments, ...). */
+  diagnostics: Diagnostic[];
   /** Type errors of the resulting file (formatted), empty when it type-checks. */
   typeErrors: string[];
 }
@@ -43,14 +47,17 @@ export function runPipeline(path: string, text: string, cwd = process.cwd(), oth
   }
   const projectIndex = new ProjectIndex(ts as never, project.getProgram().compilerObject as never);
   const sites: SiteReport[] = [];
+  const said: Diagnostic[] = [];
   for (const transform of TRANSFORMS) {
     const result = transform.apply(sourceFile, { project, ts, projectIndex, cwd });
     sites.push(...result.sites);
+    said.push(...result.diagnostics);
   }
   const diagnostics = project.getPreEmitDiagnostics().filter(d => d.getSourceFile()?.getFilePath() === sourceFile.getFilePath());
   return {
     text: sourceFile.getFullText(),
     sites,
+    diagnostics: said,
     typeErrors: diagnostics.map(d => `${d.getLineNumber() ?? '?'}: ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, '\n')}`),
   };
 }

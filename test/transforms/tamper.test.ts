@@ -72,7 +72,8 @@ describe('requestState minted by the rewrite', () => {
       resultType: 'input_required',
       inputRequests: { answer: { method: 'elicitation/create', params: { message: 'Archive Apollo (4 members)?' } } },
     });
-    const wrongKind = await round('archive_project', { project: 'apollo' }, { requestState: state, inputResponses: { answer: { roots: [] } } });
+    // Each state is accepted once: the next retry echoes the state of the round that asked again.
+    const wrongKind = await round('archive_project', { project: 'apollo' }, { requestState: (again as { requestState: string }).requestState, inputResponses: { answer: { roots: [] } } });
     expect(wrongKind).toMatchObject({ resultType: 'input_required' });
   });
 
@@ -80,8 +81,9 @@ describe('requestState minted by the rewrite', () => {
     const state = await firstRound('archive_project', 'apollo');
     const [version, body, mac] = state.split('.');
     const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8')) as { p: Record<string, unknown> };
-    payload.p['step'] = 'answer';
-    payload.p['request'] = { method: 'elicitation/create', params: { message: 'forged', requestedSchema: { type: 'object', properties: {} } } };
+    const forgedState = payload.p['state'] as Record<string, unknown>;
+    forgedState['step'] = 'answer';
+    forgedState['request'] = { method: 'elicitation/create', params: { message: 'forged', requestedSchema: { type: 'object', properties: {} } } };
     const forged = `${version}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
     await expectInvalidParams(round('archive_project', { project: 'apollo' }, { requestState: forged, inputResponses: ACCEPT }));
     await expectInvalidParams(round('archive_project', { project: 'apollo' }, { requestState: `${state}x`, inputResponses: ACCEPT }));

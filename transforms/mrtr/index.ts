@@ -1,16 +1,17 @@
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeFile, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
+import { analyzeFile, isIgnored, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
 import type { Handler, TS } from '../../src/analysis/types.js';
-import type { SiteReport } from '../../src/report/model.js';
-import type { Transform, TransformContext, TransformResult } from '../types.js';
-import { moduleSupportEdits } from './moduleSupport.js';
+import type { Diagnostic, SiteReport } from '../../src/report/model.js';
+import type { Transform, TransformResult } from '../types.js';
+import { moduleSupportEdits, type CodecNames } from './moduleSupport.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { rewriteUrlHandler } from './rewriteUrlHandler.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
+import { normalizeEdits } from './normalize.js';
 
 /**
  * The MRTR rewrite of one file: analyse, then edit. Handlers whose sites all migrate are rewritten
@@ -23,19 +24,42 @@ export const mrtrTransform: Transform = {
     const ts = context.ts as unknown as TS;
     const program = context.project.getProgram().compilerObject as unknown as ts.Program;
     const compiled = program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
-    const analysis = analyzeFile({
+    const analyze = (file: ts.SourceFile, withProgram: ts.Program): FileAnalysis => analyzeFile({
       ts,
-      sourceFile: compiled,
-      program,
+      sourceFile: file,
+      program: withProgram,
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
     });
-    const result = rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker());
-    if (result.text !== undefined && result.text !== compiled.text) sourceFile.replaceWithText(result.text);
+    const analysis = analyze(compiled, program);
+    const original = compiled.text;
+    // Loops and conditional expressions around questions are lowered first; the lowered file is
+    // analysed again and printed from that plan. Sites are reported where they are in the original.
+    let printed = { sourceFile: compiled, analysis, checker: program.getTypeChecker() };
+    const lowering = normalizeEdits({
+      ts, sourceFile: compiled, text: original, newline: newlineOf(original), unit: indentUnit(original), checker: program.getTypeChecker(),
+      uncheckedIndex: program.getCompilerOptions().noUncheckedIndexedAccess === true,
+    }, analysis);
+    if (lowering.length > 0) {
+      sourceFile.replaceWithText(applyEdits(original, lowering));
+      const lowered = context.project.getProgram().compilerObject as unknown as ts.Program;
+      const loweredFile = lowered.getSourceFile(sourceFile.getFilePath())!;
+      const again = analyze(loweredFile, lowered);
+      const verdicts = (a: FileAnalysis): string => a.sites.map(s => s.verdict.kind).join(',');
+      if (verdicts(again) !== verdicts(analysis)) {
+        sourceFile.replaceWithText(original);
+        throw new Error(`lowering loops and conditional expressions changed the verdicts of ${compiled.fileName} (${verdicts(analysis)} → ${verdicts(again)})`);
+      }
+      printed = { sourceFile: loweredFile, analysis: again, checker: lowered.getTypeChecker() };
+    }
+    const result = rewriteFile(ts, printed.sourceFile, printed.analysis, context.cwd, printed.checker);
+    const text = result.text ?? printed.sourceFile.text;
+    if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
+    const report = printed.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
     return {
-      changed: result.text !== undefined && result.text !== compiled.text,
-      diagnostics: [],
-      sites: result.sites,
-      alreadyMigrated: result.alreadyMigrated,
+      changed: text !== original,
+      diagnostics: report.diagnostics,
+      sites: report.sites,
+      alreadyMigrated: report.alreadyMigrated,
     };
   },
 };
@@ -45,10 +69,12 @@ export interface FileRewrite {
   text: string | undefined;
   sites: SiteReport[];
   alreadyMigrated: TransformResult['alreadyMigrated'];
+  /** Ignore comments without a reason or that suppress nothing. */
+  diagnostics: Diagnostic[];
 }
 
 /** The per-file rewrite on plain TypeScript objects (shared by the CLI transform and the jscodeshift adapter). */
-export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker): FileRewrite {
+export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker, options: { reportOnly?: boolean } = {}): FileRewrite {
   const text = sourceFile.text;
   const newline = newlineOf(text);
   const unit = indentUnit(text);
@@ -58,10 +84,15 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
 
   // Capability guards migrate in handlers without questions too: there only the read is rewritten.
   const guards = analysis.sites.filter(s => s.kind === 'capability-guard' && s.verdict.kind === 'migrate');
-  if (analysis.plans.length > 0 || guards.length > 0) {
+  if (!options.reportOnly && (analysis.plans.length > 0 || guards.length > 0)) {
     const names = new NameAllocator(ts, sourceFile);
-    const moduleNames: ModuleNames & { stateUnion: string; keyLoader: string } = {
+    const moduleNames: ModuleNames & CodecNames = {
       codec: names.take('requestStateCodec'),
+      signed: names.take('signedRequestState'),
+      replays: names.take('requestStateReplays'),
+      nonces: names.take('usedRequestStates'),
+      ttl: names.take('requestStateTtlSeconds'),
+      elicitAnswerOf: names.take('elicitAnswerOf'),
       callDigest: names.take('requestStateCall'),
       assertState: names.take('assertStateFor'),
       elicitResultOf: names.take('elicitResultOf'),
@@ -97,6 +128,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       stateTypes: all.map(r => r.stateTypeDeclaration),
       stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
       usesElicitResultOf: all.some(r => r.usesElicitResultOf),
+      usesElicitAnswerOf: all.some(r => r.usesElicitAnswerOf),
       sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
       sdkTypes: new Set([...all.flatMap(r => [...r.sdkTypes]), ...helperTypes]),
       constructions: [...constructions],
@@ -109,7 +141,16 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   const alreadyMigrated = analysis.handlers
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
-  return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated };
+  return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated, diagnostics: suppressionDiagnostics(analysis, cwd) };
+}
+
+/** `// mrtr-migrate-ignore` comments the user must fix: errors, so `--check` fails on them as the lint rule does. */
+function suppressionDiagnostics(analysis: FileAnalysis, cwd: string): Diagnostic[] {
+  const file = path.relative(cwd, analysis.fileName).split(path.sep).join('/');
+  return analysis.suppressions.flatMap(s => {
+    const problem = suppressionProblem(s);
+    return problem ? [{ level: 'error' as const, source: 'mrtr' as const, code: `mrtr/ignore-${problem}`, file, line: s.line, message: suppressionMessage(s, problem) }] : [];
+  });
 }
 
 /**
@@ -157,7 +198,8 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
   const edits: Edit[] = [];
   const seen = new Set<number>();
   for (const site of sites) {
-    if (site.verdict.kind !== 'refuse') continue;
+    // A suppressed site is left exactly as it is: its ignore comment already says why.
+    if (site.verdict.kind !== 'refuse' || isIgnored(site.verdict)) continue;
     const statement = statementOf(ts, site.node, sourceFile) ?? site.node;
     let lineStart = text.lastIndexOf('\n', statement.getStart(sourceFile) - 1) + 1;
     while (literals.some(([s, e]) => lineStart > s && lineStart < e)) lineStart = text.lastIndexOf('\n', lineStart - 2) + 1;
@@ -178,7 +220,10 @@ function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteRep
   const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
   const verdict = site.verdict;
   const todo: string[] = [];
-  if (verdict.kind === 'migrate' && site.kind === 'capability-guard') {
+  const ignored = isIgnored(verdict);
+  if (ignored) {
+    // Left on purpose: nothing to do.
+  } else if (verdict.kind === 'migrate' && site.kind === 'capability-guard') {
     todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); the guard now reads each request\'s own capabilities there.');
   } else if (verdict.kind === 'migrate') {
     todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
@@ -195,8 +240,8 @@ function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteRep
     kind: site.kind,
     api: site.api,
     sdk: site.sdk,
-    status: verdict.kind === 'refuse' ? 'refused' : verdict.review ? 'migrated-for-review' : 'migrated',
-    reason: verdict.kind === 'refuse' ? verdict.reason : undefined,
+    status: ignored ? 'ignored' : verdict.kind === 'refuse' ? 'refused' : verdict.review ? 'migrated-for-review' : 'migrated',
+    reason: verdict.kind === 'refuse' && !ignored ? verdict.reason : undefined,
     hint: verdict.kind === 'refuse' ? verdict.hint : undefined,
     notes: verdict.kind === 'migrate' ? verdict.notes : [],
     handler: handler ? { method: handler.method, name: handler.name, line: lineOf(handler.fn.getStart(sourceFile)) } : undefined,

@@ -10,19 +10,33 @@ import { indentAt, type Edit } from './text.js';
  * code into the user's module: no runtime dependency on mrtr-migrate.
  */
 
+/** Module-level names of the codec block, each unique in the file. */
+export interface CodecNames {
+  stateUnion: string;
+  keyLoader: string;
+  /** The SDK codec the wrapper mints with and verifies through. */
+  signed: string;
+  /** The record of used states, and its map. */
+  replays: string;
+  nonces: string;
+  ttl: string;
+}
+
 export interface ModuleSupportInput {
   ts: TS;
   sourceFile: ts.SourceFile;
   text: string;
   newline: string;
   unit: string;
-  names: ModuleNames & { stateUnion: string; keyLoader: string };
+  names: ModuleNames & CodecNames;
   /** Whether handlers were rewritten to multi round-trip (the codec and its helpers); false when only guards were. */
   withCodec: boolean;
   usesCapabilitiesOf: boolean;
   stateTypes: string[];
   stateTypeNames: string[];
   usesElicitResultOf: boolean;
+  /** Whether an elicitation answer is read (the accepted content is validated on the way in). */
+  usesElicitAnswerOf: boolean;
   sdkValues: Set<string>;
   sdkTypes: Set<string>;
   constructions: ts.NewExpression[];
@@ -39,8 +53,11 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
 
   const values = new Set(input.sdkValues);
   if (input.withCodec) values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
+  if (input.usesElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse');
   const types = new Set(input.sdkTypes);
+  if (input.withCodec) types.add('ServerContext');
   if (input.usesElicitResultOf) types.add('InputResponseView').add('ElicitResult');
+  if (input.usesElicitAnswerOf) types.add('InputResponseView').add('InputRequest');
   if (input.usesCapabilitiesOf) {
     values.add('CLIENT_CAPABILITIES_META_KEY');
     types.add('ClientCapabilities');
@@ -77,56 +94,120 @@ function capabilitiesBlock(input: ModuleSupportInput): string[] {
 }
 
 function codecBlock(input: ModuleSupportInput): string[] {
-  const { newline: nl, unit, names } = input;
+  const { unit, names } = input;
+  const u2 = unit + unit;
   const block = [
     '',
     '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. It is signed, not',
     '// encrypted: the client can read it, so it must carry no secrets. Every server instance that may receive',
     '// a retry needs the same MCP_REQUEST_STATE_KEY (at least 32 bytes); without it this process signs with a',
-    '// random key, which only works while one process serves every round of a call (stdio).',
-    ...input.stateTypes.flatMap(t => [...t.split(nl), '']),
+    '// random key, which only works while one process serves every round of a call (stdio). Each state is',
+    `// accepted once: several instances must also share the record of used states (see ${names.replays}).`,
+    ...input.stateTypes.flatMap(t => [...t.split(input.newline), '']),
     `type ${names.stateUnion} = ${input.stateTypeNames.join(' | ')};`,
     '',
-    `const ${names.codec} = createRequestStateCodec<${names.stateUnion}>({`,
+    `const ${names.ttl} = 600;`,
+    '',
+    `const ${names.signed} = createRequestStateCodec<{ nonce: string; state: ${names.stateUnion} }>({`,
     `${unit}key: ${names.keyLoader}(),`,
-    `${unit}ttlSeconds: 600,`,
+    `${unit}ttlSeconds: ${names.ttl},`,
     `${unit}// Bound to the method, the caller and (over HTTP) the Mcp-Name header; each handler also checks its`,
     `${unit}// tool / prompt / resource name and arguments.`,
     `${unit}bind: ctx => [ctx.mcpReq.method, ctx.http?.authInfo?.clientId ?? '', ctx.http?.req?.headers.get('mcp-name') ?? ''].join('\\u0000'),`,
     '});',
     '',
+    '/** Mints each state with a fresh nonce and accepts each nonce once, so a replayed round cannot run its code again. */',
+    `const ${names.codec} = {`,
+    `${unit}mint: (state: ${names.stateUnion}, ctx: ServerContext): Promise<string> => ${names.signed}.mint({ nonce: crypto.randomUUID(), state }, ctx),`,
+    `${unit}verify: async (requestState: string, ctx: ServerContext): Promise<${names.stateUnion}> => {`,
+    `${u2}const { nonce, state } = await ${names.signed}.verify(requestState, ctx);`,
+    `${u2}if (!(await ${names.replays}.claim(nonce, ${names.ttl} * 1000))) throw new Error('requestState already used');`,
+    `${u2}return state;`,
+    `${unit}},`,
+    '};',
+    '',
+    `const ${names.nonces} = new Map<string, number>(); // nonce → when its state expires`,
+    '',
+    '/**',
+    ` * The nonces of resumed states, each kept while its state could still verify. In this process's memory,`,
+    ' * which is enough while one process serves every round of a call (stdio, a single HTTP instance). Behind',
+    ' * several instances use a shared store with the same claim, e.g. Redis, where only the first SET of a key succeeds:',
+    " *   claim: async (nonce, ttlMs) => (await redis.set(`mcp-request-state:${nonce}`, '1', { NX: true, PX: ttlMs })) === 'OK'",
+    ' */',
+    `const ${names.replays}: { claim(nonce: string, ttlMs: number): boolean | Promise<boolean> } = {`,
+    `${unit}claim(nonce, ttlMs) {`,
+    `${u2}const now = Date.now();`,
+    `${u2}// One TTL for all, so insertion order is expiry order: drop the expired ones (and the oldest past 100 000).`,
+    `${u2}for (const [old, expires] of ${names.nonces}) {`,
+    `${u2}${unit}if (expires > now && ${names.nonces}.size < 100_000) break;`,
+    `${u2}${unit}${names.nonces}.delete(old);`,
+    `${u2}}`,
+    `${u2}if (${names.nonces}.has(nonce)) return false;`,
+    `${u2}${names.nonces}.set(nonce, now + ttlMs);`,
+    `${u2}return true;`,
+    `${unit}},`,
+    '};',
+    '',
     `function ${names.keyLoader}(): string | Uint8Array {`,
     `${unit}// Read through globalThis so the module also type-checks without Node's types.`,
     `${unit}const key = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['MCP_REQUEST_STATE_KEY'];`,
-    `${unit}if (key === undefined || key === '') return crypto.getRandomValues(new Uint8Array(32));`,
+    `${unit}if (key === undefined || key === '') {`,
+    `${u2}console.error('MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.');`,
+    `${u2}return crypto.getRandomValues(new Uint8Array(32));`,
+    `${unit}}`,
     `${unit}if (new TextEncoder().encode(key).length < 32) {`,
-    `${unit}${unit}throw new Error('MCP_REQUEST_STATE_KEY must be at least 32 bytes: it signs the requestState of multi round-trip requests.');`,
+    `${u2}throw new Error('MCP_REQUEST_STATE_KEY must be at least 32 bytes: it signs the requestState of multi round-trip requests.');`,
     `${unit}}`,
     `${unit}return key;`,
     '}',
     '',
-    '/** Digest of the tool / prompt / resource name and the arguments a requestState was minted for. */',
+    '/** Digest of the tool / prompt / resource name and the arguments a requestState was minted for, keys sorted at every level. */',
     `async function ${names.callDigest}(name: string, args: unknown): Promise<string> {`,
-    `${unit}const bytes = new TextEncoder().encode(JSON.stringify([name, args]));`,
-    `${unit}const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));`,
+    `${unit}const json = JSON.stringify([name, args], (_key, value: unknown) =>`,
+    `${u2}value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value);`,
+    `${unit}const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(json)));`,
     `${unit}return btoa(String.fromCharCode(...digest));`,
     '}',
     '',
     '/** State minted for another call (another tool, other arguments) must not resume this one. */',
     `function ${names.assertState}(state: { call: string } | undefined, call: string): void {`,
     `${unit}if (state !== undefined && state.call !== call) {`,
-    `${unit}${unit}throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');`,
+    `${u2}throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');`,
     `${unit}}`,
     '}',
   ];
+  if (input.usesElicitAnswerOf) {
+    block.push(
+      '',
+      '/**',
+      ' * This round\'s answer to an elicitation, as inputResponse() reads it. Accepted content is checked against the',
+      ' * schema the question asked with, as elicitInput() checked it: content that does not match fails the call.',
+      ' */',
+      `function ${names.elicitAnswerOf}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
+      `${unit}const answer = inputResponse(responses, key);`,
+      `${unit}if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined) return answer;`,
+      `${unit}if (question.method !== 'elicitation/create' || !('requestedSchema' in question.params)) return answer;`,
+      `${unit}let outcome;`,
+      `${unit}try {`,
+      `${u2}outcome = fromJsonSchema(question.params.requestedSchema)['~standard'].validate(answer.content);`,
+      `${unit}} catch (error) {`,
+      `${u2}throw new ProtocolError(ProtocolErrorCode.InternalError, \`Error validating elicitation response: \${error instanceof Error ? error.message : String(error)}\`);`,
+      `${unit}}`,
+      `${unit}if (!(outcome instanceof Promise) && outcome.issues !== undefined) {`,
+      `${u2}throw new ProtocolError(ProtocolErrorCode.InvalidParams, \`Elicitation response content does not match requested schema: \${outcome.issues[0]?.message}\`);`,
+      `${unit}}`,
+      `${unit}return answer;`,
+      '}',
+    );
+  }
   if (input.usesElicitResultOf) {
     block.push(
       '',
       '/** An elicitation answer from this round\'s inputResponses, shaped like the result elicitInput() resolved with. */',
       `function ${names.elicitResultOf}(answer: Extract<InputResponseView, { kind: 'elicit' }>): ElicitResult {`,
       `${unit}return answer.content === undefined`,
-      `${unit}${unit}? { action: answer.action }`,
-      `${unit}${unit}: { action: answer.action, content: answer.content as ElicitResult['content'] };`,
+      `${u2}? { action: answer.action }`,
+      `${u2}: { action: answer.action, content: answer.content as ElicitResult['content'] };`,
       '}',
     );
   }

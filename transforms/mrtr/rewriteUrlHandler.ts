@@ -99,6 +99,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
     sdkValues: new Set(['inputRequired', 'inputResponse']),
     sdkTypes,
     usesElicitResultOf: false,
+    usesElicitAnswerOf: false,
   };
 }
 

@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
 import type { TS } from '../../src/analysis/types.js';
+import { skipOuter } from '../../src/analysis/sdk.js';
 
 
 /**
@@ -168,3 +169,12 @@ export function camelCase(name: string): string {
   const pascal = pascalCase(name);
   return pascal[0]!.toLowerCase() + pascal.slice(1);
 }
+
+/** `archiveProjectCase` for `case 'archive_project':`, `defaultCase` for `default:`. */
+export function caseLabelName(ts: TS, clause: ts.CaseOrDefaultClause): string {
+  if (ts.isDefaultClause(clause)) return 'defaultCase';
+  const e = skipOuter(ts, clause.expression);
+  const words = ts.isStringLiteralLike(e) || ts.isNumericLiteral(e) ? camelCase(e.text) : ts.isPropertyAccessExpression(e) ? camelCase(e.name.text) : '';
+  return /^[A-Za-z_$][\w$]*$/.test(words) ? `${words}Case` : 'resumedCase';
+}
+

@@ -2,7 +2,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { deleteNote, findNote, listNotes } from './store.js';
+import { deleteNote, findNote, listNotes, streamNotes } from './store.js';
 
 const server = new McpServer({ name: 'notes', version: '1.4.0' });
 
@@ -31,9 +31,9 @@ server.tool('delete-note', 'Delete a note after the user confirms', { id: z.stri
   return { content: [{ type: 'text', text: `Deleted "${title}".` }] };
 });
 
-server.tool('confirm-each', 'Delete several notes, asking for each one', { ids: z.array(z.string()) }, async ({ ids }) => {
+server.tool('confirm-each', 'Delete notes as the store streams them, asking for each one', {}, async () => {
   const deleted: string[] = [];
-  for (const id of ids) {
+  for await (const { id } of streamNotes()) {
     const answer = await server.server.elicitInput({
       message: `Delete note ${id}?`,
       requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },

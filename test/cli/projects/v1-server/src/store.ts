@@ -20,3 +20,8 @@ export function findNote(id: string): Note | undefined {
 export function deleteNote(id: string): void {
   notes.delete(id);
 }
+
+/** The notes one by one, as a database cursor would hand them out. */
+export async function* streamNotes(): AsyncGenerator<Note> {
+  for (const note of notes.values()) yield note;
+}

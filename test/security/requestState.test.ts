@@ -1,0 +1,289 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, InMemoryTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { resolve } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+/**
+ * The migrated fixture servers attacked the way a client could on the 2026-07-28 era, over HTTP
+ * (createMcpHandler, a fresh server per request) and stdio (serveStdio, one per connection): every
+ * round driven by hand, each attack checked for its exact outcome and for side effects that did not
+ * happen. test/transforms/tamper.test.ts covers modified, expired and other-call state over HTTP.
+ */
+
+type Module = { createServer(): McpServer | Server; effects: Record<string, number> };
+type Outcome = Record<string, unknown>;
+interface Session {
+  /** One round: the input-required or final result; a JSON-RPC error rejects. */
+  round(method: 'tools/call' | 'prompts/get', params: Record<string, unknown>): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
+const load = async (name: string): Promise<Module> => (await import(resolve(FIXTURES, name, 'output.ts'))) as Module;
+
+async function open(module: Module, transport: 'http' | 'stdio', authInfo?: AuthInfo): Promise<Session> {
+  const client = new Client(
+    { name: 'attacker', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  let stop: () => Promise<void>;
+  if (transport === 'http') {
+    const handler = createMcpHandler(() => module.createServer());
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+      fetch: (url, init) => handler.fetch(new Request(url, init), authInfo ? { authInfo } : undefined),
+    }));
+    stop = () => handler.close();
+  } else {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const served = serveStdio(() => module.createServer(), { transport: serverSide, legacy: 'reject' });
+    await client.connect(clientSide);
+    stop = () => served.close();
+  }
+  return {
+    round: (method, params) => client.request({ method, params } as never, { allowInputRequired: true }) as Promise<Outcome>,
+    close: async () => {
+      await client.close();
+      await stop();
+    },
+  };
+}
+
+const sessions: Session[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  await Promise.all(sessions.splice(0).map(s => s.close()));
+});
+
+async function session(name: string, transport: 'http' | 'stdio', authInfo?: AuthInfo): Promise<{ s: Session; module: Module }> {
+  const module = await load(name);
+  const s = await open(module, transport, authInfo);
+  sessions.push(s);
+  return { s, module };
+}
+
+/** A round that must ask: its state and the keys it asks. */
+function asked(outcome: Outcome): { state: string; keys: string[] } {
+  expect(outcome).toMatchObject({ resultType: 'input_required' });
+  const { requestState, inputRequests } = outcome as { requestState: string; inputRequests: Record<string, unknown> };
+  expect(typeof requestState).toBe('string');
+  return { state: requestState, keys: Object.keys(inputRequests) };
+}
+
+/** A result without the `_meta` every 2026-era response carries. */
+function bare(outcome: Outcome): Outcome {
+  const { _meta, ...rest } = outcome;
+  void _meta;
+  return rest;
+}
+
+const REJECTED = { code: -32602, message: 'Invalid or expired requestState' };
+const accept = (content: Record<string, unknown>) => ({ action: 'accept', content });
+const toolError = (text: string) => ({ isError: true, content: [{ type: 'text', text }] });
+const schemaError = (detail: string) => toolError(`Elicitation response content does not match requested schema: ${detail}`);
+
+describe.each(['http', 'stdio'] as const)('over %s', transport => {
+  describe('every round is accepted once', () => {
+    it('replaying any round of a three-round call fails with -32602 and runs nothing again', async () => {
+      const { s, module } = await session('v2-sequential-three', transport);
+      const args = { name: 'request_review', arguments: { pullRequest: 512 } };
+      const before = { ...module.effects };
+      const r1 = asked(await s.round('tools/call', args));
+      const a1 = { [r1.keys[0]!]: accept({ reviewer: 'dee', urgent: true }) };
+      const r2 = asked(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: a1 }));
+      await expect(s.round('tools/call', { ...args, requestState: r1.state, inputResponses: a1 })).rejects.toMatchObject(REJECTED);
+      const a2 = { [r2.keys[0]!]: { role: 'assistant', content: { type: 'text', text: 'Dee, please review #512.' }, model: 'm', stopReason: 'endTurn' } };
+      const r3 = asked(await s.round('tools/call', { ...args, requestState: r2.state, inputResponses: a2 }));
+      await expect(s.round('tools/call', { ...args, requestState: r2.state, inputResponses: a2 })).rejects.toMatchObject(REJECTED);
+      const a3 = { [r3.keys[0]!]: accept({ send: true }) };
+      expect(await s.round('tools/call', { ...args, requestState: r3.state, inputResponses: a3 })).toMatchObject({ content: [{ type: 'text', text: 'Sent to dee (urgent): Dee, please review #512.' }] });
+      const after = { ...module.effects };
+      expect(after.reviewRequestsSent).toBe(before.reviewRequestsSent! + 1);
+      for (let i = 0; i < 2; i++) {
+        await expect(s.round('tools/call', { ...args, requestState: r3.state, inputResponses: a3 })).rejects.toMatchObject(REJECTED);
+      }
+      expect(module.effects).toEqual(after);
+    });
+
+    it('one confirmation books once, however often its final round is sent', async () => {
+      const { s, module } = await session('v1-elicit-input', transport);
+      const args = { name: 'book_room', arguments: { room: 'atlas', slot: transport === 'http' ? '2026-10-01T09' : '2026-10-01T10' } };
+      const r1 = asked(await s.round('tools/call', args));
+      const answer = { [r1.keys[0]!]: accept({ title: 'Planning', attendees: 5 }) };
+      const before = { ...module.effects };
+      expect(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: answer })).toMatchObject({ content: [{ type: 'text', text: expect.stringContaining('(5 people)') }] });
+      for (let i = 0; i < 3; i++) await expect(s.round('tools/call', { ...args, requestState: r1.state, inputResponses: answer })).rejects.toMatchObject(REJECTED);
+      expect(module.effects.bookings).toBe(before.bookings! + 1);
+    });
+
+    it('a round asked again gets a fresh state; the one it replaced is spent', async () => {
+      const { s, module } = await session('v2-elicit-straight', transport);
+      const args = { name: 'purge_records', arguments: { status: 'archived' } };
+      const first = asked(await s.round('tools/call', args));
+      const again = asked(await s.round('tools/call', { ...args, requestState: first.state }));
+      expect(again.state).not.toBe(first.state);
+      const answer = { [first.keys[0]!]: accept({ confirm: true }) };
+      const before = { ...module.effects };
+      await expect(s.round('tools/call', { ...args, requestState: first.state, inputResponses: answer })).rejects.toMatchObject(REJECTED);
+      expect(module.effects).toEqual(before);
+      expect(await s.round('tools/call', { ...args, requestState: again.state, inputResponses: answer })).toMatchObject({ content: [{ type: 'text', text: 'Deleted rec-104 (no reason given).' }] });
+    });
+  });
+
+  describe('answers are validated as elicitInput() validated them', () => {
+    const cases: Array<[string, string, Record<string, unknown>, Record<string, unknown>, Outcome]> = [
+      ['a wrong type', 'v1-elicit-input', { name: 'book_room', arguments: { room: 'atlas', slot: '2026-11-02T09' } }, { title: 'Retro', attendees: 'abc' }, schemaError('data/attendees must be integer')],
+      ['a value below the minimum', 'v1-elicit-input', { name: 'book_room', arguments: { room: 'atlas', slot: '2026-11-02T09' } }, { title: 'Retro', attendees: -5 }, schemaError('data/attendees must be >= 1')],
+      ['a required field missing', 'v1-elicit-input', { name: 'book_room', arguments: { room: 'atlas', slot: '2026-11-02T09' } }, { attendees: 4 }, schemaError("data must have required property 'title'")],
+      ['a value outside the enum', 'v2-sequential-three', { name: 'request_review', arguments: { pullRequest: 512 } }, { reviewer: 'zed' }, schemaError('data/reviewer must be equal to one of the allowed values')],
+      ['a string that is not the format', 'v2-elicit-decline-cancel', { name: 'send_invoice', arguments: { invoiceId: 'INV-2041' } }, { email: 'not-an-email' }, schemaError('data/email must match format "email"')],
+    ];
+    it.each(cases)('%s fails the call (%s) and changes nothing', async (_what, fixture, args, content, expected) => {
+      const { s, module } = await session(fixture, transport);
+      const r1 = asked(await s.round('tools/call', args));
+      const before = { ...module.effects };
+      expect(bare(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: accept(content) } }))).toEqual(expected);
+      expect(module.effects).toEqual(before);
+      // As with the push call, the call is over: its state is spent, a corrected answer starts again.
+      await expect(s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: accept({ title: 'Retro', attendees: 4, reviewer: 'dee', email: 'a@b.example' }) } }))
+        .rejects.toMatchObject(REJECTED);
+    });
+
+    it('keys the schema does not forbid are accepted, as elicitInput() accepted them', async () => {
+      const { s, module } = await session('v2-elicit-decline-cancel', transport);
+      const args = { name: 'send_invoice', arguments: { invoiceId: 'INV-2042' } };
+      const r1 = asked(await s.round('tools/call', args));
+      const before = { ...module.effects };
+      const done = await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: accept({ email: 'billing@globex.example', copyAccounting: false, cc: 'boss@globex.example' }) } });
+      expect(done).toMatchObject({ content: [{ type: 'text', text: 'Sent INV-2042 for Globex: 99.50 USD, due 2026-09-15 to billing@globex.example.' }] });
+      expect(module.effects.emailsSent).toBe(before.emailsSent! + 1);
+    });
+
+    it('a prompt answered outside its schema fails with JSON-RPC -32602', async () => {
+      const { s, module } = await session('v2-prompt', transport);
+      const args = { name: 'release_notes', arguments: { version: '4.0.0' } };
+      const r1 = asked(await s.round('prompts/get', args));
+      const before = { ...module.effects };
+      await expect(s.round('prompts/get', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: accept({ audience: 'everyone' }) } }))
+        .rejects.toMatchObject({ code: -32602, message: 'Elicitation response content does not match requested schema: data/audience must be equal to one of the allowed values' });
+      expect(module.effects).toEqual(before);
+    });
+  });
+
+  describe('answers to questions that were not asked', () => {
+    const args = { name: 'purge_records', arguments: { status: 'stale' } };
+    const yes = accept({ confirm: true });
+
+    it('sent with the first call, they skip nothing: the question is asked', async () => {
+      const { s, module } = await session('v2-elicit-straight', transport);
+      const before = { ...module.effects };
+      asked(await s.round('tools/call', { ...args, inputResponses: { answer: yes } }));
+      expect(module.effects).toEqual(before);
+    });
+
+    it('under another key, they do not answer the question: it is asked again', async () => {
+      const { s, module } = await session('v2-elicit-straight', transport);
+      const r1 = asked(await s.round('tools/call', args));
+      const before = { ...module.effects };
+      const again = asked(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { other: yes } }));
+      expect(again.keys).toEqual(r1.keys);
+      expect(module.effects).toEqual(before);
+    });
+
+    it('of another kind, they do not answer it either', async () => {
+      const { s, module } = await session('v2-elicit-straight', transport);
+      const r1 = asked(await s.round('tools/call', args));
+      const before = { ...module.effects };
+      asked(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: { roots: [] } } }));
+      expect(module.effects).toEqual(before);
+    });
+
+    it('next to the asked answer, they are ignored', async () => {
+      const { s, module } = await session('v2-elicit-straight', transport);
+      const r1 = asked(await s.round('tools/call', args));
+      const before = { ...module.effects };
+      const done = await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: yes, later: accept({ confirm: false }) } });
+      expect(done).toMatchObject({ content: [{ type: 'text', text: 'Deleted rec-101, rec-103 (no reason given).' }] });
+      expect(module.effects.deleted).toBe(before.deleted! + 2);
+    });
+  });
+
+  describe('the state is bound to the call, not to how its arguments are spelled', () => {
+    it('the same arguments in another key order resume the call; other arguments do not', async () => {
+      const { s, module } = await session('v2-switch-dispatch', transport);
+      const r1 = asked(await s.round('tools/call', { name: 'archive_project', arguments: { project: 'apollo', note: 'q3', labels: { team: 'core', tier: 1 } } }));
+      const answer = { [r1.keys[0]!]: accept({ confirm: true }) };
+      const before = { ...module.effects };
+      await expect(s.round('tools/call', { name: 'archive_project', arguments: { project: 'apollo', note: 'q4', labels: { team: 'core', tier: 1 } }, requestState: r1.state, inputResponses: answer }))
+        .rejects.toMatchObject(REJECTED);
+      expect(module.effects).toEqual(before);
+      const r2 = asked(await s.round('tools/call', { name: 'archive_project', arguments: { labels: { tier: 1, team: 'core' }, note: 'q3', project: 'apollo' } }));
+      const done = await s.round('tools/call', { name: 'archive_project', arguments: { project: 'apollo', note: 'q3', labels: { team: 'core', tier: 1 } }, requestState: r2.state, inputResponses: answer });
+      expect(done).toMatchObject({ content: [{ type: 'text', text: 'Archived Apollo.' }] });
+      expect(module.effects.archived).toBe(before.archived! + 1);
+    });
+  });
+
+  it('a modified state fails with -32602', async () => {
+    const { s, module } = await session('v2-elicit-straight', transport);
+    const args = { name: 'purge_records', arguments: { status: 'stale' } };
+    const r1 = asked(await s.round('tools/call', args));
+    const [version, body, mac] = r1.state.split('.');
+    const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8')) as { p: { state: { ids: string[] } } };
+    payload.p.state.ids = ['rec-102'];
+    const forged = `${version}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
+    const before = { ...module.effects };
+    await expect(s.round('tools/call', { ...args, requestState: forged, inputResponses: { answer: accept({ confirm: true }) } })).rejects.toMatchObject(REJECTED);
+    expect(module.effects).toEqual(before);
+  });
+
+  it('secrets read before the question are read again, not carried in the state', async () => {
+    vi.stubEnv('BILLING_API_KEY', 'sk-live-4eC39HqLyjWDarjtT1zdp7dc');
+    const { s, module } = await session('v2-secret-reread', transport, { token: 'caller-bearer-9f8e7d', clientId: 'client-1', scopes: [] });
+    const args = { name: 'refund', arguments: { chargeId: 'ch-301' } };
+    const r1 = asked(await s.round('tools/call', args));
+    const readable = Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8');
+    expect(readable).toContain('"customer":"Acme"');
+    expect(readable).not.toContain('sk-live');
+    expect(readable).not.toContain('caller-bearer');
+    const before = { ...module.effects };
+    const done = await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: accept({ confirm: true }) } });
+    expect(done).toMatchObject({ content: [{ type: 'text', text: 'Refunded 125.00 to Acme.' }] });
+    expect(module.effects.signedCalls).toBe(before.signedCalls! + 1);
+    // The caller's token reaches the handler over HTTP only (serveStdio has no authInfo).
+    expect(module.effects.callerTokens).toBe(before.callerTokens! + (transport === 'http' ? 1 : 0));
+  });
+
+  it('when minting the state fails, the original finally block still runs', async () => {
+    const { s, module } = await session('v2-try-finally', transport);
+    const before = { ...module.effects };
+    vi.spyOn(crypto, 'randomUUID').mockImplementationOnce(() => {
+      throw new Error('no randomness');
+    });
+    expect(bare(await s.round('tools/call', { name: 'publish_article', arguments: { slug: 'mrtr-explained' } }))).toEqual(toolError('no randomness'));
+    expect(module.effects).toEqual({ ...before, auditEntries: before.auditEntries! + 1 });
+  });
+});
+
+describe('without MCP_REQUEST_STATE_KEY', () => {
+  it('says so on stderr once, and a state minted by one server process does not resume on another', async () => {
+    vi.stubEnv('MCP_REQUEST_STATE_KEY', '');
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const file = resolve(FIXTURES, 'v2-elicit-straight', 'output.ts');
+    // Two imports under other URLs: two module instances, as in two processes.
+    const one = (await import(`${file}?process=one`)) as Module;
+    const two = (await import(`${file}?process=two`)) as Module;
+    expect(errors.mock.calls).toEqual([
+      ['MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.'],
+      ['MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.'],
+    ]);
+    const first = await open(one, 'http');
+    const second = await open(two, 'http');
+    sessions.push(first, second);
+    const args = { name: 'purge_records', arguments: { status: 'stale' } };
+    const r1 = asked(await first.round('tools/call', args));
+    await expect(second.round('tools/call', { ...args, requestState: r1.state, inputResponses: { answer: accept({ confirm: true }) } })).rejects.toMatchObject(REJECTED);
+    expect(two.effects.deleted).toBe(0);
+  });
+});

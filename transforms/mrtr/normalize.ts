@@ -1,0 +1,180 @@
+import type * as ts from 'typescript';
+import type { FileAnalysis, HandlerPlan } from '../../src/analysis/index.js';
+import { conditionalOf, isStableReference } from '../../src/analysis/rounds.js';
+import { skipOuter } from '../../src/analysis/sdk.js';
+import type { TS } from '../../src/analysis/types.js';
+import { LocalNames } from './rewriteHandler.js';
+import { indentAt, reindentProtected, type Edit } from './text.js';
+
+/**
+ * Before a handler is printed, two shapes around its questions are lowered into plainer statements
+ * the rounds can resume in, as TypeScript's generator transform lowers them before building its
+ * state machine:
+ *
+ * - a for-of (or for-in) loop becomes a loop over the array's index, so a resumed round restarts
+ *   it where it was (`for (let pageIndex = 0; pageIndex < pages.length; pageIndex++) { const page =
+ *   pages[pageIndex]; ... }`), the iterable held in a const first when it is not a plain name;
+ * - a question in a conditional expression gets its own statement: `if (force || (await ask()).ok)`
+ *   becomes `let condition = force; if (!condition) { condition = (await ask()).ok; } if (condition)`.
+ *
+ * The file is then analysed again and printed from the new plan; the analysis of the original
+ * decided that these shapes can be rewritten (rounds.ts).
+ */
+
+export interface NormalizeOptions {
+  ts: TS;
+  sourceFile: ts.SourceFile;
+  text: string;
+  newline: string;
+  unit: string;
+  checker: ts.TypeChecker | undefined;
+  /** `noUncheckedIndexedAccess`: an element read by index is typed `T | undefined` unless asserted. */
+  uncheckedIndex: boolean;
+}
+
+export function normalizeEdits(options: NormalizeOptions, analysis: FileAnalysis): Edit[] {
+  const edits: Edit[] = [];
+  for (const plan of analysis.plans) edits.push(...handlerEdits(options, plan));
+  return edits;
+}
+
+function handlerEdits(o: NormalizeOptions, plan: HandlerPlan): Edit[] {
+  const rounds = plan.rounds;
+  if (!rounds) return [];
+  const { ts } = o;
+  const names = new LocalNames(ts, plan.handler.fn);
+  const edits: Edit[] = [];
+  for (const loop of rounds.indexLoops) edits.push(...indexLoop(o, loop as ts.ForOfStatement | ts.ForInStatement, names));
+  for (const s of rounds.suspensions) {
+    const conditional = conditionalOf(ts, s.awaited, s.statement);
+    if (conditional) edits.push(...spill(o, conditional, s.statement, names));
+  }
+  return edits;
+}
+
+/** A name for the array a loop walks, from its element's name: `page` → `pages`. */
+function pluralOf(name: string): string {
+  return name.endsWith('s') ? `${name}List` : `${name}s`;
+}
+
+function indexLoop(o: NormalizeOptions, loop: ts.ForOfStatement | ts.ForInStatement, names: LocalNames): Edit[] {
+  const { ts, sourceFile, text } = o;
+  const edits: Edit[] = [];
+  const init = loop.initializer;
+  const binding = ts.isVariableDeclarationList(init) ? init.declarations[0]!.name : undefined;
+  const element = binding && ts.isIdentifier(binding) ? binding.text : undefined;
+  const start = (ts.isLabeledStatement(loop.parent) ? loop.parent : loop).getStart(sourceFile);
+  const indent = indentAt(text, start);
+  const iterable = loop.expression;
+
+  // The array the resumed loop comes back to: a name, or a const holding the iterable.
+  let array = iterable.getText(sourceFile);
+  if (ts.isForInStatement(loop) || !isStableReference(ts, iterable)) {
+    const held = names.take(ts.isForInStatement(loop) ? 'keys' : element ? pluralOf(element) : 'items');
+    const value = ts.isForInStatement(loop) ? `Object.keys(${array})` : array;
+    edits.push({ start, end: start, text: `const ${held} = ${value};${o.newline}${indent}` });
+    array = held;
+  }
+  const index = names.take(element ? `${element}Index` : 'index');
+  const closeParen = text.indexOf(')', loop.expression.getEnd());
+  edits.push({ start: loop.getStart(sourceFile), end: closeParen + 1, text: `for (let ${index} = 0; ${index} < ${array}.length; ${index}++)` });
+
+  const item = `${array}[${index}]${o.uncheckedIndex ? '!' : ''}`;
+  let bindText: string;
+  if (ts.isVariableDeclarationList(init)) {
+    const keyword = init.flags & ts.NodeFlags.Const ? 'const' : init.flags & ts.NodeFlags.Let ? 'let' : 'var';
+    bindText = `${keyword} ${init.declarations[0]!.name.getText(sourceFile)} = ${item};`;
+  } else {
+    const target = init.getText(sourceFile);
+    bindText = ts.isObjectLiteralExpression(skipOuter(ts, init as ts.Expression)) ? `(${target} = ${item});` : `${target} = ${item};`;
+  }
+  const body = loop.statement;
+  if (ts.isBlock(body)) {
+    const first = body.statements[0];
+    const inner = first ? indentAt(text, first.getStart(sourceFile)) : indentAt(text, loop.getStart(sourceFile)) + o.unit;
+    const open = body.getStart(sourceFile) + 1;
+    edits.push({ start: open, end: open, text: `${o.newline}${inner}${bindText}` });
+  } else {
+    const inner = indentAt(text, loop.getStart(sourceFile)) + o.unit;
+    const moved = reindentProtected({ text: body.getText(sourceFile), protect: [] }, indentAt(text, body.getStart(sourceFile)), inner).text;
+    edits.push({ start: body.getStart(sourceFile), end: body.getEnd(), text: `{${o.newline}${inner}${bindText}${o.newline}${inner}${moved}${o.newline}${indentAt(text, loop.getStart(sourceFile))}}` });
+  }
+  return edits;
+}
+
+/** The question's conditional expression spilled into statements with the same evaluation order. */
+function spill(o: NormalizeOptions, conditional: ts.Expression, statement: ts.Statement, names: LocalNames): Edit[] {
+  const { ts, sourceFile, text, checker } = o;
+  const nl = o.newline;
+  const indent = indentAt(text, statement.getStart(sourceFile));
+  const inner = indent + o.unit;
+  const src = (n: ts.Node): string => reindentProtected({ text: n.getText(sourceFile), protect: [] }, indentAt(text, n.getStart(sourceFile)), inner).text;
+  const typeText = (n: ts.Node): string => (checker ? checker.typeToString(checker.getTypeAtLocation(n), sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope) : 'unknown');
+  const e = skipOuter(ts, conditional);
+  /** The statements that give `target` the conditional's value. */
+  const assign = (target: string): string[] => {
+    if (ts.isConditionalExpression(e)) {
+      return [`if (${e.condition.getText(sourceFile)}) {`, `${o.unit}${target} = ${src(e.whenTrue)};`, '} else {', `${o.unit}${target} = ${src(e.whenFalse)};`, '}'];
+    }
+    const b = e as ts.BinaryExpression;
+    const test = testFor(ts, b.operatorToken.kind, target);
+    return [`${target} = ${b.left.getText(sourceFile)};`, `if (${test}) {`, `${o.unit}${target} = ${src(b.right)};`, '}'];
+  };
+  const lines = (list: string[]): string => list.join(`${nl}${indent}`);
+
+  if (ts.isExpressionStatement(statement)) {
+    const x = skipOuter(ts, statement.expression);
+    if (x === e && ts.isBinaryExpression(e) && e.operatorToken.kind >= ts.SyntaxKind.FirstAssignment) {
+      // `v ||= await ask()`: assigned only when the test passes.
+      const target = e.left.getText(sourceFile);
+      return [{ start: statement.getStart(sourceFile), end: statement.getEnd(), text: lines([`if (${testFor(ts, e.operatorToken.kind, target)}) {`, `${o.unit}${target} = ${src(e.right)};`, '}']) }];
+    }
+    if (x === e) {
+      // The value is dropped: only the condition decides whether the question is asked.
+      if (ts.isConditionalExpression(e)) {
+        return [{ start: statement.getStart(sourceFile), end: statement.getEnd(), text: lines([`if (${e.condition.getText(sourceFile)}) {`, `${o.unit}${src(e.whenTrue)};`, '} else {', `${o.unit}${src(e.whenFalse)};`, '}']) }];
+      }
+      const b = e as ts.BinaryExpression;
+      // A plain name is tested as it is; anything else is evaluated once, into a const.
+      const plain = isStableReference(ts, b.left);
+      const left = plain ? b.left.getText(sourceFile) : names.take('value');
+      const test = `if (${testFor(ts, b.operatorToken.kind, left)}) {`;
+      const body = [test, `${o.unit}${src(b.right)};`, '}'];
+      return [{ start: statement.getStart(sourceFile), end: statement.getEnd(), text: lines(plain ? body : [`const ${left} = ${b.left.getText(sourceFile)};`, ...body]) }];
+    }
+    // `v = a || await ask()`
+    const assignment = x as ts.BinaryExpression;
+    const target = assignment.left.getText(sourceFile);
+    return [{ start: statement.getStart(sourceFile), end: statement.getEnd(), text: lines(assign(target)) }];
+  }
+  if (ts.isVariableStatement(statement)) {
+    const d = statement.declarationList.declarations[0]!;
+    const name = (d.name as ts.Identifier).text;
+    const type = d.type ? d.type.getText(sourceFile) : typeText(d.name);
+    return [{ start: statement.getStart(sourceFile), end: statement.getEnd(), text: lines([`let ${name}: ${type};`, ...assign(name)]) }];
+  }
+  if (ts.isIfStatement(statement) || ts.isReturnStatement(statement)) {
+    const temp = names.take(ts.isIfStatement(statement) ? 'condition' : 'result');
+    const before = lines([`let ${temp}: ${typeText(conditional)};`, ...assign(temp)]);
+    return [
+      { start: statement.getStart(sourceFile), end: statement.getStart(sourceFile), text: `${before}${nl}${indent}` },
+      { start: conditional.getStart(sourceFile), end: conditional.getEnd(), text: temp },
+    ];
+  }
+  return [];
+}
+
+/** The test under which the right-hand side runs: `!v` for ||, `v` for &&, `v === undefined || v === null` for ??. */
+function testFor(ts: TS, op: ts.SyntaxKind, v: string): string {
+  switch (op) {
+    case ts.SyntaxKind.BarBarToken:
+    case ts.SyntaxKind.BarBarEqualsToken:
+      return `!${v}`;
+    case ts.SyntaxKind.AmpersandAmpersandToken:
+    case ts.SyntaxKind.AmpersandAmpersandEqualsToken:
+      return v;
+    default:
+      return `${v} === undefined || ${v} === null`;
+  }
+}
+
