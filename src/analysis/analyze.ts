@@ -209,15 +209,20 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     return result;
   }
 
-  const sites = facts.map((f, i) => {
-    const verdict = verdicts[i]!;
-    const served = f.context.type === 'handler' ? [f.context.handler] : f.context.type === 'helper' ? f.context.handlers : [];
-    const problem = verdict.kind === 'migrate' ? served.map(h => handWrittenStateProblem(ts, h, handlers, resolver)).find(p => p) : undefined;
-    return toSite(ts, sourceFile, f, problem ?? verdict);
-  });
+  const sites = facts.map((f, i) => toSite(ts, sourceFile, f, verdicts[i]!));
   const suppressions = applySuppressions(ts, sourceFile, sites);
   const rounds: RoundsContext = { ts, checker, questionOf };
-  const plans = blockSiblings(ts, sites, facts, resolver, chains, rounds);
+  let plans = blockSiblings(ts, sites, facts, resolver, chains, rounds);
+  // A server that keeps requestState of its own comes last: a handler refused for its own code says
+  // so (the same reason on a second run, once the first run wired its codec into the server).
+  let stateProblem = false;
+  sites.forEach((site, i) => {
+    const f = facts[i]!;
+    const served = f.context.type === 'handler' ? [f.context.handler] : f.context.type === 'helper' ? f.context.handlers : [];
+    const problem = site.verdict.kind === 'migrate' ? served.map(h => handWrittenStateProblem(ts, h, handlers, resolver)).find(p => p) : undefined;
+    if (problem) [site.verdict, stateProblem] = [problem, true];
+  });
+  if (stateProblem) plans = blockSiblings(ts, sites, facts, resolver, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => sites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
   return { fileName: sourceFile.fileName, sites, handlers, plans, helperSplits, typed: checker !== undefined, suppressions };
 }

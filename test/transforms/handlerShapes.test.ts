@@ -68,3 +68,42 @@ describe('a carried local read only through a spread', () => {
     expect(result.text).toMatch(/const \{ basics \} = state;\s*const whenResponse = elicitAnswerOf\(ctx\.mcpReq\.inputResponses, 'when', state\.request\);/);
   });
 });
+
+describe('a local hoisted above a skipped prefix and again inside it', () => {
+  it('is declared once, so every round assigns the binding the code after the questions reads (found by the property test)', () => {
+    const ask = (name: string) => `const ${name} = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`${name} \${total}?\`, requestedSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } });`;
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import * as z from 'zod/v4';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.registerTool('sum', { inputSchema: z.object({ x: z.number() }) }, async ({ x }, ctx) => {",
+      '  let total = x;',
+      '  try {',
+      `    ${ask('a')}`,
+      '    total += Number(a.content?.n ?? 0);',
+      '  } catch {',
+      '    total -= 1;',
+      '  }',
+      '  try {',
+      '    if (total % 2 === 0) {',
+      `      ${ask('b')}`,
+      '      total += Number(b.content?.n ?? 0);',
+      '    } else {',
+      `      ${ask('c')}`,
+      '      total -= Number(c.content?.n ?? 0);',
+      '    }',
+      '  } catch {',
+      '    total -= 1;',
+      '  }',
+      '  for (let i = 0; i < 2; i++) {',
+      `    ${ask('d')}`,
+      '    total *= Number(d.content?.n ?? 1);',
+      '  }',
+      "  return { content: [{ type: 'text', text: String(total) }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status).filter(s => s === 'refused')).toEqual([]);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text.match(/let total\b/g)).toHaveLength(1);
+  });
+});

@@ -515,7 +515,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       // The first-round copy always returns: a guard clause, and the resumed code at this level.
       return [...leadPieces, { kind: 'test', test: test(here, cx, true), then: first, else: undefined, exits: true }, ...resumed, ...afterPieces];
     }
-    return [...leadPieces, ...hoistedLets(hoist), { kind: 'test', test: test(here, cx), then: resumed, else: first }, ...afterPieces];
+    return [...leadPieces, ...hoistedLets(hoist, cx), { kind: 'test', test: test(here, cx), then: resumed, else: first }, ...afterPieces];
   };
 
   /**
@@ -555,9 +555,11 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     return [emitNormal(pivot, cx)];
   };
 
-  const hoistedLets = (hoist: ReadonlySet<LocalDecl>): Piece[] => {
-    if (hoist.size === 0) return [];
-    const statements = [...hoist].sort((a, b) => a.nameNode.pos - b.nameNode.pos).map(d => gen.declare('let', d.name, undefined, typeOf(d)));
+  /** `let` declarations for `hoist`, except those an enclosing list already declared (one binding, or the outer one stays unassigned). */
+  const hoistedLets = (hoist: ReadonlySet<LocalDecl>, cx: Cx): Piece[] => {
+    const fresh = [...hoist].filter(d => !cx.hoisted.has(d));
+    if (fresh.length === 0) return [];
+    const statements = fresh.sort((a, b) => a.nameNode.pos - b.nameNode.pos).map(d => gen.declare('let', d.name, undefined, typeOf(d)));
     return [{ kind: 'chunk', chunk: gen.print(statements) }];
   };
 
@@ -637,7 +639,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       return [{ kind: 'test', test: test(first.modes, rcx), then: own, else: restoreGroups(others, narrow(rcx, remaining)) }];
     };
     const restores = restoreGroups(groups, narrow(cx, here));
-    return [...hoistedLets(outside), { kind: 'test', test: skipped, then: runs ? emitList(before, undefined, normal, earlier, inner) : [], else: restores }];
+    return [...hoistedLets(outside, cx), { kind: 'test', test: skipped, then: runs ? emitList(before, undefined, normal, earlier, inner) : [], else: restores }];
   };
 
   /**
@@ -769,7 +771,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       owed.set(s, [...(owed.get(s) ?? []), ...rest]);
     });
     const inner: Cx = { ...cx, pending: owed, hoisted: new Set([...cx.hoisted, ...hoist]) };
-    return [...hoistedLets(hoist), ...restoreLocals(modes[0]!, common, inner), ...emitResume(pivot, here, inner)];
+    return [...hoistedLets(hoist, cx), ...restoreLocals(modes[0]!, common, inner), ...emitResume(pivot, here, inner)];
   };
 
   /** A statement that is not shared, resumed inside by `here`. */
