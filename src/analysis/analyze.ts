@@ -701,6 +701,8 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
         ts, checker: rounds.checker, fn: handler.fn, questions, questionOf: rounds.questionOf,
         reevaluated: q => (q.helper && !q.helper.split.identity ? q.helper.split.resultParams.map(p => q.helper!.call.arguments[p]).filter((a): a is ts.Expression => !!a) : []),
         stepFor: (q, statement, form) => preferredStep(ts, q, statement, form),
+        requestSource: q => (q.helper ? undefined : q.raw.kind === 'roots' ? null : q.raw.params),
+        ctxParam: handler.fn.parameters[handler.ctxParamIndex],
       });
       if (isRoundsProblem(planned)) {
         // The handler cannot be split into rounds: refuse the question, then block its siblings again.

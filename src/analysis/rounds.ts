@@ -4,7 +4,7 @@ import { statementList } from './continuation.js';
 import { formOf, isParallelCombinator, isPureExpression, statementOf, type AnswerForm } from './flow.js';
 import { jsonnessOfType } from './jsonType.js';
 import { ELEMENT_ACCESSORS, flowOf, isPlainRead, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
-import { forEachValueIdentifier, isFunctionLike, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
+import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
 
@@ -40,6 +40,12 @@ export interface Suspension<Q extends RoundQuestion = RoundQuestion> {
   live: LiveLocalsResult;
   /** Inside a shared loop: the resumed round may pass this suspension's dispatch again (the next iteration). */
   inLoop: boolean;
+  /**
+   * The resumed round builds its questions again (to validate the answer against them and to ask again
+   * when it is missing) instead of reading them from the state: they are built from literals, module
+   * constants and the call's own arguments only, which every retry brings back unchanged.
+   */
+  requestRebuilt: boolean;
 }
 
 export interface RoundsPlan<Q extends RoundQuestion = RoundQuestion> {
@@ -76,6 +82,13 @@ export interface RoundsInput<Q extends RoundQuestion> {
   reevaluated: (q: Q) => readonly ts.Node[];
   /** Steps already taken (preferred names are made unique against them). */
   stepFor: (q: Q, statement: ts.Statement, form: AnswerForm) => string;
+  /**
+   * What the question's request is built from: the push call's params (`null` when it has none, as
+   * `listRoots()`), or `undefined` when it cannot be built again (an asking helper's request part).
+   */
+  requestSource: (q: Q) => ts.Node | null | undefined;
+  /** The handler parameter that is the request context (it differs on every retry). */
+  ctxParam: ts.ParameterDeclaration | undefined;
 }
 
 /** Shared step names the SDK shim and common clients allow before failing the call. */
@@ -136,6 +149,10 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
       combinator: g.combinator,
       live: { locals: [], decls: new Map() },
       inLoop: enclosing(ts, statement, body).some(c => shared.has(c) && ts.isIterationStatement(c, false)),
+      requestRebuilt: g.questions.every(q => {
+        const source = input.requestSource(q);
+        return source === null || (source !== undefined && isStableRequest(ts, input.checker, fn, source, input.ctxParam));
+      }),
     };
   });
   for (const s of suspensions) {
@@ -183,6 +200,39 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
   const finallyFlag = suspensions.some(s => enclosing(ts, s.statement, body).some(c => ts.isTryStatement(c) && !!c.finallyBlock && isWithin(s.statement, c.tryBlock)) ||
     enclosing(ts, s.statement, body).some(c => ts.isTryStatement(c) && !!c.finallyBlock && !!c.catchClause && isWithin(s.statement, c.catchClause)));
   return { fn, suspensions, shared, flow: flow.graph, dynamic: suspensions.some(s => s.inLoop), finallyFlag, indexLoops, notes };
+}
+
+/**
+ * Whether `source` evaluates to the same value on every retry of the call: pure, and reading only
+ * literals, module-level `const`s holding a string, number or boolean literal, and parameters of
+ * `fn` of a primitive type (by the checker) that `fn` never assigns: the call's own arguments, which
+ * the state's digest binds. Objects are never read, since the handler may have changed them before it
+ * asked.
+ */
+export function isStableRequest(ts: TS, checker: ts.TypeChecker | undefined, fn: ts.FunctionLikeDeclaration, source: ts.Node, ctxParam: ts.ParameterDeclaration | undefined): boolean {
+  if (!ts.isExpression(source) || !isPureExpression(ts, source)) return false;
+  let stable = true;
+  forEachValueIdentifier(ts, source, id => {
+    if (!stable || id.text === 'undefined') return;
+    const decl = resolveIdentifier(ts, id);
+    const declaration = decl?.declaration;
+    if (decl?.kind === 'parameter') {
+      const type = checker?.getTypeAtLocation(id);
+      const primitive = !!type && (type.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike)) !== 0 && !type.isUnion();
+      stable = primitive && decl.scope === fn && !(ctxParam && isWithinNode(decl.nameNode, ctxParam)) && !assignedIn(ts, fn, decl);
+    } else if (decl?.kind === 'const' && declaration && ts.isVariableDeclaration(declaration) && ts.isSourceFile(decl.scope) && declaration.initializer) {
+      const init = skipOuter(ts, declaration.initializer);
+      stable = ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) || ts.isNumericLiteral(init) ||
+        init.kind === ts.SyntaxKind.TrueKeyword || init.kind === ts.SyntaxKind.FalseKeyword;
+    } else stable = false;
+  });
+  return stable;
+}
+
+function assignedIn(ts: TS, fn: ts.FunctionLikeDeclaration, decl: LocalDecl): boolean {
+  let assigned = false;
+  if (fn.body) forEachValueIdentifier(ts, fn.body, id => { if (!assigned && isWriteReference(ts, id) && resolveIdentifier(ts, id) === decl) assigned = true; });
+  return assigned;
 }
 
 export function isRoundsProblem<Q>(p: RoundsPlan<RoundQuestion & Q> | RoundsProblem<Q>): p is RoundsProblem<Q> {

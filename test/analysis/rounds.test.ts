@@ -219,3 +219,36 @@ describe('the rounds plan', () => {
     expect(refusal([`await Promise.all(items.map(() => ${ASK()}));`, 'return { content: [] };'])).toMatch(/^parallel: .*\.map\(\)/);
   });
 });
+
+describe('questions built again on resume instead of carried in the state', () => {
+  const rebuilt = (ask: string, body: string[] = [], prelude: string[] = [], typed = true): boolean[] => {
+    const a = analyzeSnippet(tool([...body, `const a = await ${ask};`, "return { content: [{ type: 'text', text: a.action }] };"], prelude), { typed });
+    const plan = a.plans[0]?.rounds;
+    if (!plan) throw new Error(`no plan: ${a.sites.map(s => JSON.stringify(s.verdict)).join('; ')}`);
+    return plan.suspensions.map(s => s.requestRebuilt);
+  };
+  const form = (message: string) => `ctx.mcpReq.elicitInput({ mode: 'form', message: ${message}, requestedSchema: { type: 'object', properties: {} } })`;
+
+  it('from literals, primitive arguments and module constants holding a literal', () => {
+    expect(rebuilt(form("'Go?'"))).toEqual([true]);
+    expect(rebuilt(form('`Up to ${limit}?`'))).toEqual([true]);
+    expect(rebuilt(form('PROMPT'), [], ["const PROMPT = 'Go?';"])).toEqual([true]);
+    expect(rebuilt('ctx.mcpReq.send({ method: \'roots/list\' })')).toEqual([true]);
+  });
+
+  it('not from anything a round may see otherwise: locals, objects, the context, reassigned arguments', () => {
+    expect(rebuilt(form('`${n}?`'), ['const n = limit + 1;'])).toEqual([false]);
+    expect(rebuilt(form('`${items.length}?`'))).toEqual([false]);
+    expect(rebuilt(form('`${items[0]}?`'))).toEqual([false]);
+    expect(rebuilt(form('String(limit)'))).toEqual([false]);
+    expect(rebuilt(form('`${ctx.mcpReq.method}?`'))).toEqual([false]);
+    expect(rebuilt(form('`${limit}?`'), ['limit = 2;'])).toEqual([false]);
+    expect(rebuilt(form('COUNTS.prompt'), [], ["const COUNTS = { prompt: 'Go?' };"])).toEqual([false]);
+    expect(rebuilt(form('prompt'), [], ["let prompt = 'Go?';"])).toEqual([false]);
+  });
+
+  it('not from arguments whose type is unknown (no checker)', () => {
+    expect(rebuilt(form('`Up to ${limit}?`'), [], [], false)).toEqual([false]);
+    expect(rebuilt(form("'Go?'"), [], [], false)).toEqual([true]);
+  });
+});

@@ -160,6 +160,21 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
       expect(module.effects.emailsSent).toBe(before.emailsSent! + 1);
     });
 
+    it('a question built again on resume is not in the state, is asked again alike, and still validates its answer', async () => {
+      const { s, module } = await session('v2-switch-nested', transport);
+      const args = { name: 'annotate', arguments: {} };
+      const first = await s.round('tools/call', args);
+      const r1 = asked(first);
+      expect(Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8')).not.toContain('Release note?');
+      const again = await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: {} });
+      const r2 = asked(again);
+      expect((again as { inputRequests: unknown }).inputRequests).toEqual((first as { inputRequests: unknown }).inputRequests);
+      const before = { ...module.effects };
+      await expect(s.round('tools/call', { ...args, requestState: r2.state, inputResponses: { [r2.keys[0]!]: accept({ text: 42 }) } }))
+        .rejects.toMatchObject({ code: -32602, message: 'Elicitation response content does not match requested schema: data/text must be string' });
+      expect(module.effects).toEqual(before);
+    });
+
     it('a prompt answered outside its schema fails with JSON-RPC -32602', async () => {
       const { s, module } = await session('v2-prompt', transport);
       const args = { name: 'release_notes', arguments: { version: '4.0.0' } };

@@ -65,7 +65,7 @@ describe('a carried local read only through a spread', () => {
     expect(result.sites.map(s => s.status)).toEqual(['migrated', 'migrated']);
     expect(result.typeErrors).toEqual([]);
     // The last round restores `basics` before reading its own answer.
-    expect(result.text).toMatch(/const \{ basics \} = state;\s*const whenResponse = elicitAnswerOf\(ctx\.mcpReq\.inputResponses, 'when', state\.request\);/);
+    expect(result.text).toMatch(/const \{ basics \} = state;\s*const whenRequest = inputRequired\.elicit\([^\n]*\);\s*const whenResponse = elicitAnswerOf\(ctx\.mcpReq\.inputResponses, 'when', whenRequest\);/);
   });
 });
 

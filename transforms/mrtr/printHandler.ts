@@ -73,7 +73,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const locals = new LocalNames(ts, fn);
   for (const names of env.helperNames.values()) locals.reserve(names.request, names.result);
   const sdkValues = new Set<string>(['inputRequired', 'inputResponse']);
-  const sdkTypes = new Set<string>(['InputRequest']);
+  const sdkTypes = new Set<string>();
   let usesElicitResultOf = false;
   let usesElicitAnswerOf = false;
 
@@ -89,6 +89,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const f = gen.f;
 
   const suspensions = rounds.suspensions;
+  // The state's type names InputRequest where a step carries its questions.
+  if (suspensions.some(s => !s.requestRebuilt)) sdkTypes.add('InputRequest');
   const allSteps = new Set(suspensions.map(s => s.step));
   const byStatement = new Map<ts.Node, Susp>(suspensions.map(s => [s.statement, s]));
   const names = new Map<Susp, { request: string[]; response: string[] }>(suspensions.map(s => [s, {
@@ -325,8 +327,12 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const n = names.get(s)!;
     const statements: ts.Statement[] = s.questions.map((q, i) => gen.declare('const', n.request[i]!, requestOf(q.question)));
     const stateFields: Array<[string, ts.Expression] | string> = [['step', gen.str(s.step)], ['call', gen.id(callVar)]];
-    if (s.combinator) stateFields.push(['requests', gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]))]);
-    else stateFields.push(['request', gen.id(n.request[0]!)]);
+    // Carried only when the resumed round cannot build them again.
+    if (!s.requestRebuilt) {
+      stateFields.push(s.combinator
+        ? ['requests', gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]))]
+        : ['request', gen.id(n.request[0]!)]);
+    }
     for (const l of carried(s)) stateFields.push(l.name);
     const requests = gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]));
     statements.push(...endRound(requests, gen.object(stateFields)));
@@ -363,22 +369,29 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const n = names.get(s)!;
     const d = disc(cx);
     const responses = f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(ctxName), 'mcpReq'), 'inputResponses');
-    const askedWith = (q: Susp['questions'][number]): ts.Expression => s.combinator
+    const askedWith = (q: Susp['questions'][number], i: number): ts.Expression => s.requestRebuilt ? gen.id(n.request[i]!) : s.combinator
       ? f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(d), 'requests'), q.key)
       : f.createPropertyAccessExpression(gen.id(d), 'request');
-    const statements: ts.Statement[] = s.questions.map((q, i) => {
-      // elicitInput() validated accepted content against its schema (a raw elicitation/create request did
-      // not): the answer is validated as it is read, where the await was.
-      if (q.question.kind !== 'elicitation' || !VALIDATING_APIS.has(q.question.raw.api)) return gen.declare('const', n.response[i]!, gen.call('inputResponse', [responses, gen.str(q.key)]));
+    // elicitInput() validated accepted content against its schema (a raw elicitation/create request did
+    // not): the answer is validated as it is read, where the await was.
+    const validated = (q: Susp['questions'][number]): boolean => q.question.kind === 'elicitation' && VALIDATING_APIS.has(q.question.raw.api);
+    // Built again as the first round built them rather than carried in the state (Suspension.requestRebuilt):
+    // up front when the answer is validated against it, else only where the question is asked again.
+    const rebuilt = s.requestRebuilt ? s.questions.flatMap((q, i) => (validated(q) ? [gen.declare('const', n.request[i]!, requestOf(q.question))] : [])) : [];
+    const statements: ts.Statement[] = [...rebuilt, ...s.questions.map((q, i) => {
+      if (!validated(q)) return gen.declare('const', n.response[i]!, gen.call('inputResponse', [responses, gen.str(q.key)]));
       usesElicitAnswerOf = true;
-      return gen.declare('const', n.response[i]!, gen.call(env.module.elicitAnswerOf, [responses, gen.str(q.key), askedWith(q)]));
-    });
+      return gen.declare('const', n.response[i]!, gen.call(env.module.elicitAnswerOf, [responses, gen.str(q.key), askedWith(q, i)]));
+    })];
     const missing = s.questions.map((q, i) => f.createStrictInequality(f.createPropertyAccessExpression(gen.id(n.response[i]!), 'kind'), gen.str(VIEW_KIND[q.question.kind])))
       .reduce((a, b) => f.createLogicalOr(a, b));
-    const again = s.combinator
-      ? f.createPropertyAccessExpression(gen.id(d), 'requests')
-      : gen.object([[s.questions[0]!.key, f.createPropertyAccessExpression(gen.id(d), 'request')]]);
-    const askAgain = endRound(again, gen.id(d));
+    const again = s.requestRebuilt
+      ? gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]))
+      : s.combinator
+        ? f.createPropertyAccessExpression(gen.id(d), 'requests')
+        : gen.object([[s.questions[0]!.key, f.createPropertyAccessExpression(gen.id(d), 'request')]]);
+    const rebuiltToAskAgain = s.requestRebuilt ? s.questions.flatMap((q, i) => (validated(q) ? [] : [gen.declare('const', n.request[i]!, requestOf(q.question))])) : [];
+    const askAgain = [...rebuiltToAskAgain, ...endRound(again, gen.id(d))];
     gen.comment(askAgain[0]!, 'The retry came without this round\'s answer: ask again.');
     statements.push(f.createIfStatement(missing, f.createBlock(askAgain, true)));
     if (cx.dynamic) {
@@ -1059,8 +1072,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   function stateType(): string {
     const members = suspensions.map(s => {
-      const fields = [`step: '${s.step}'`, 'call: string', s.combinator ? `requests: { ${s.questions.map(q => `${q.key}: InputRequest`).join('; ')} }` : 'request: InputRequest',
-        ...statePayload.get(s)!.map(c => `${c.name}: ${c.type}`)];
+      const requests = s.requestRebuilt ? [] : [s.combinator ? `requests: { ${s.questions.map(q => `${q.key}: InputRequest`).join('; ')} }` : 'request: InputRequest'];
+      const fields = [`step: '${s.step}'`, 'call: string', ...requests, ...statePayload.get(s)!.map(c => `${c.name}: ${c.type}`)];
       return `${env.unit}| { ${fields.join('; ')} }`;
     });
     return `type ${env.stateTypeName} =${env.newline}${members.join(env.newline)};`;
