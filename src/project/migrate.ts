@@ -10,7 +10,7 @@ import { MigrateError } from './errors.js';
 import { detectFormatter, shellQuote } from './formatter.js';
 import { gitState } from './git.js';
 import { classify, createProject, readSource, syntaxError, type ReadFile } from './load.js';
-import { ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from './packageJson.js';
+import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from './packageJson.js';
 import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from './sdkUpgrade.js';
 import { sdkTypeFallback } from './sdkTypes.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
@@ -127,6 +127,8 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const entries: Entry[] = [];
   const contextFiles: ReadFile[] = [];
   const unreadable: FileReport[] = [];
+  /** Sources that could not be read: whether they import the v1 SDK is unknown, so their manifest keeps it. */
+  const unreadablePaths: string[] = [];
   const allTexts = new Map<string, string>();
   discovery.files.forEach((file, i) => {
     progress({ phase: 'read', done: i, total: discovery.files.length, file: rel(file) });
@@ -137,6 +139,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       else if (read.role === 'context') contextFiles.push(read);
     } catch (error) {
       unreadable.push(errorFile(rel(file), `cannot be read: ${errorText(error)}`));
+      unreadablePaths.push(file);
     }
   });
   if (unreadable.length === discovery.files.length) {
@@ -287,30 +290,40 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   }
 
   // The manifest: v1 package out, the v2 packages the code now imports in, as the sources now are on
-  // disk (a dry run: as they would be). A file that was to be written but was not (interrupted, not
-  // writable) and still imports the v1 SDK keeps the v1 package in its manifest.
+  // disk (a dry run: as they would be). While any source it owns still imports the v1 SDK (a syntax
+  // error, a rollback, a file not written, an import the official codemod leaves) or could not be
+  // read, the v1 package stays, and a diagnostic names those files.
   const manifestUpdates: ManifestUpdate[] = [];
   if (sdkUpgrade) {
     const stop = git.root ?? path.parse(cwd).root;
-    const used = new Map<string, { packages: Set<string>; v1: boolean }>();
+    const used = new Map<string, { packages: Set<string>; v1: string[] }>();
+    const usageOf = (owner: string) => used.get(owner) ?? used.set(owner, { packages: new Set<string>(), v1: [] }).get(owner)!;
     const zod = new Set<string>();
     const byPath = new Map(entries.map(e => [e.read.path, e]));
-    const pending = new Set(changed.filter(e => !written.includes(e.read.path)));
     for (const [file, text] of allTexts) {
       const owner = ownerManifest(file, stop);
       if (!owner) continue;
       const entry = byPath.get(file);
       const finalText = entry?.sourceFile && (!write || written.includes(file)) ? entry.sourceFile.getFullText() : text;
-      const usage = used.get(owner) ?? { packages: new Set<string>(), v1: false };
+      const usage = usageOf(owner);
       for (const pkg of v2PackagesIn(finalText)) usage.packages.add(pkg);
-      // Interrupted or failed before this file: its v1 imports are still on disk and need the v1 package.
-      if (write && entry && pending.has(entry) && mentionsV1Sdk(finalText)) usage.v1 = true;
-      used.set(owner, usage);
+      if (mentionsV1Sdk(finalText)) usage.v1.push(rel(file));
       if (entry?.zodInjected && finalText !== text) zod.add(owner);
     }
+    for (const file of unreadablePaths) {
+      const owner = ownerManifest(file, stop);
+      if (owner) usageOf(owner).v1.push(rel(file));
+    }
     for (const [manifest, usage] of used) {
+      if (usage.v1.length > 0 && declaresV1(manifest)) {
+        const files = usage.v1.length > 3 ? `${usage.v1.slice(0, 3).join(', ')} and ${usage.v1.length - 3} more` : usage.v1.join(', ');
+        diagnostics.push({
+          level: 'warning', source: 'sdk-upgrade', code: 'sdk-upgrade/v1-kept', file: rel(manifest), line: undefined,
+          message: `@modelcontextprotocol/sdk stays in ${rel(manifest)}: ${files} still import${usage.v1.length === 1 ? 's' : ''} it or could not be read; remove it once ${usage.v1.length === 1 ? 'that file is' : 'they are'} migrated.`,
+        });
+      }
       try {
-        const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1);
+        const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0);
         if (update) manifestUpdates.push(update);
       } catch (error) {
         diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: rel(manifest), line: undefined, message: errorText(error) });

@@ -114,6 +114,16 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
   return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: keepV1 ? [] : [V1_PACKAGE] };
 }
 
+/** Whether the manifest declares the v1 SDK in its dependencies or devDependencies (false when it is not JSON). */
+export function declaresV1(file: string): boolean {
+  try {
+    const json = JSON.parse(readFileSync(file, 'utf8').replace(/^\uFEFF/, '')) as Json;
+    return ['dependencies', 'devDependencies'].some(name => section(json, name)?.[V1_PACKAGE] !== undefined);
+  } catch {
+    return false;
+  }
+}
+
 function section(json: Json, name: string): Json | undefined {
   const value = json[name];
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;

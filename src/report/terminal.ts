@@ -50,6 +50,7 @@ export function renderTerminalSummary(report: RunReport, reportPaths: string[], 
     const edits = [...change.removed.map(p => `-${p}`), ...change.added.map(p => `+${p}`)].join(' ');
     lines.push(`  ${change.file}: ${edits}${change.applied ? '' : ' (not written)'}`);
   }
+  for (const d of report.diagnostics.filter(d => d.code === 'sdk-upgrade/v1-kept')) lines.push(`  ${c.yellow('!')} ${d.message}`);
   if (report.interrupted) {
     lines.push(`  ${c.yellow('Interrupted')} (${report.interrupted}) while writing: ${s.filesWritten} file(s) written, ${left.length} left unchanged; package.json updated for what was written`);
   }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { changedFiles, makeProject, read, runCli, snapshot } from './helpers.js';
@@ -62,6 +62,29 @@ describe('files the run must not break', () => {
     const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
     expect(report.sites.every((s: any) => s.status === 'not-written')).toBe(true);
     expect(read(dir, 'src/main.ts')).toContain('serveStdio');
+  });
+
+  it('keeps the v1 SDK in package.json while a file it owns still imports it (syntax error, unreadable), and says which', () => {
+    const dir = makeProject('v1-server', { nodeModules: true });
+    const v1Import = "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\n";
+    writeFileSync(path.join(dir, 'src/broken.ts'), `${v1Import}export const server = new McpServer({ name: 'b', version: '1' };\n`);
+    writeFileSync(path.join(dir, 'src/legacy.ts'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${v1Import}export {};\n`, 'utf16le')]));
+    const run = runCli(dir, []);
+    expect(run.code).toBe(0);
+    expect(read(dir, 'src/index.ts')).toContain('@modelcontextprotocol/server');
+    const manifest = JSON.parse(read(dir, 'package.json'));
+    expect(manifest.dependencies['@modelcontextprotocol/sdk']).toBeDefined();
+    expect(manifest.dependencies['@modelcontextprotocol/server']).toBeDefined();
+    expect(run.stdout).toContain('package.json: +@modelcontextprotocol/server');
+    expect(run.stdout).toMatch(/! @modelcontextprotocol\/sdk stays in package\.json: src\/broken\.ts, src\/legacy\.ts still import it or could not be read/);
+
+    // Once those files are gone, a second run takes the v1 package out.
+    rmSync(path.join(dir, 'src/broken.ts'));
+    rmSync(path.join(dir, 'src/legacy.ts'));
+    const second = runCli(dir, []);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(read(dir, 'package.json')).dependencies['@modelcontextprotocol/sdk']).toBeUndefined();
+    expect(second.stdout).not.toContain('stays in package.json');
   });
 
   it('keeps CRLF line endings and the byte order mark of a file', () => {

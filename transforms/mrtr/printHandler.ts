@@ -97,6 +97,9 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     request: s.questions.map(q => locals.take(locals.has(`${q.key}Request`) ? `${q.key}InputRequest` : `${q.key}Request`)),
     response: s.questions.map(q => locals.take(`${q.key}Response`)),
   }]));
+  /** In a loop: the state of the round a suspension resumes, taken from `resuming` as it is read. */
+  const resumedVars = new Map<Susp, string>();
+  const resumedVar = (s: Susp): string => resumedVars.get(s) ?? resumedVars.set(s, locals.take(`${s.step}State`)).get(s)!;
   const caseLabels = new Map<ts.CaseOrDefaultClause, string>();
   const carried = (s: Susp): LiveLocal[] => s.live.locals.filter(l => l.how === 'carry');
   const localOf = (s: Susp, decl: LocalDecl): LiveLocal | undefined => [...s.live.decls].find(([, d]) => d === decl)?.[0];
@@ -367,7 +370,13 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   /** Reads the round's answers; asks again when the retry came without them. */
   const readPieces = (s: Susp, cx: Cx): Piece[] => {
     const n = names.get(s)!;
-    const d = disc(cx);
+    // In a loop the round's state is taken, and `resuming` cleared, before anything can throw: an
+    // answer that fails validation inside a try goes to its catch, and the loop must then go on as
+    // in the first round (as it did when elicitInput() threw there), not resume this round again.
+    const d = cx.dynamic ? resumedVar(s) : disc(cx);
+    const taken = cx.dynamic
+      ? [gen.declare('const', d, gen.id(resumingVar!)), gen.comment(gen.stmt(f.createAssignment(gen.id(resumingVar!), gen.id('undefined'))), 'Resumed: the next iterations run as in the first round.')]
+      : [];
     const responses = f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(ctxName), 'mcpReq'), 'inputResponses');
     const askedWith = (q: Susp['questions'][number], i: number): ts.Expression => s.requestRebuilt ? gen.id(n.request[i]!) : s.combinator
       ? f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(d), 'requests'), q.key)
@@ -378,7 +387,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     // Built again as the first round built them rather than carried in the state (Suspension.requestRebuilt):
     // up front when the answer is validated against it, else only where the question is asked again.
     const rebuilt = s.requestRebuilt ? s.questions.flatMap((q, i) => (validated(q) ? [gen.declare('const', n.request[i]!, requestOf(q.question))] : [])) : [];
-    const statements: ts.Statement[] = [...rebuilt, ...s.questions.map((q, i) => {
+    const statements: ts.Statement[] = [...taken, ...rebuilt, ...s.questions.map((q, i) => {
       if (!validated(q)) return gen.declare('const', n.response[i]!, gen.call('inputResponse', [responses, gen.str(q.key)]));
       usesElicitAnswerOf = true;
       return gen.declare('const', n.response[i]!, gen.call(env.module.elicitAnswerOf, [responses, gen.str(q.key), askedWith(q, i)]));
@@ -394,9 +403,6 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const askAgain = [...rebuiltToAskAgain, ...endRound(again, gen.id(d))];
     gen.comment(askAgain[0]!, 'The retry came without this round\'s answer: ask again.');
     statements.push(f.createIfStatement(missing, f.createBlock(askAgain, true)));
-    if (cx.dynamic) {
-      statements.push(gen.comment(gen.stmt(f.createAssignment(gen.id(resumingVar!), gen.id('undefined'))), 'Resumed: the next iterations run as in the first round.'));
-    }
     return [{ kind: 'chunk', chunk: gen.print(statements) }];
   };
 
