@@ -68,6 +68,8 @@ interface Entry {
   afterSdkUpgrade: string;
   changedBy: string[];
   baseline: TypeError[] | undefined;
+  /** For a v1 file: its type errors as it was, before the official v1-to-v2 stage. */
+  v1Baseline: TypeError[] | undefined;
   newTypeErrors: string[];
   rolledBack: boolean;
   error: string | undefined;
@@ -162,10 +164,18 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   }
   const live = entries.filter(e => e.sourceFile);
 
+  const v1 = sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : [];
+  if (verify && v1.length > 0) {
+    // The v1 files' own errors, to tell whether the official stage left one of them broken.
+    const program = project.getProgram().compilerObject;
+    for (const entry of v1) {
+      const compiled = program.getSourceFile(entry.read.path);
+      if (compiled) entry.v1Baseline = typeErrorsOf(program, compiled);
+    }
+  }
   if (sdkUpgrade) {
     const manifest = ownerManifest(path.join(cwd, 'package.json.probe'), git.root ?? path.parse(cwd).root);
     const projectType = detectProjectType(dependenciesOf(manifest), allTexts.values());
-    const v1 = live.filter(e => mentionsV1Sdk(e.read.text));
     v1.forEach((entry, i) => {
       progress({ phase: 'sdk-upgrade', done: i, total: v1.length, file: entry.rel });
       const result = runSdkUpgrade(entry.sourceFile!, projectType, entry.rel);
@@ -245,6 +255,18 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       for (const entry of broken) rollBack(entry, diagnostics);
       if (broken.length === 0) break;
       pending = pending.filter(e => !e.rolledBack);
+    }
+    // What is left of a v1 file's new errors came with the official v1-to-v2 stage (e.g. a handler that
+    // destructures `sendRequest` from its context, which the v2 context no longer has): the whole file
+    // stays on v1 rather than be written broken.
+    const upgraded = v1.filter(e => !e.error && e.v1Baseline && sourceTextOf(e) !== e.read.text);
+    if (upgraded.length > 0) {
+      const program = project.getProgram().compilerObject;
+      for (const entry of upgraded) {
+        const compiled = program.getSourceFile(entry.read.path);
+        const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled), e => e.looseKey) : [];
+        if (added.length > 0) keepOnV1(entry, added, diagnostics);
+      }
     }
   }
 
@@ -389,7 +411,7 @@ function abortReason(signal: AbortSignal): string {
 function newEntry(read: ReadFile, rel: string): Entry {
   return {
     read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
-    baseline: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
+    baseline: undefined, v1Baseline: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
   };
 }
 
@@ -409,6 +431,21 @@ function rollBack(entry: Entry, diagnostics: Diagnostic[]): void {
   });
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
+  }
+}
+
+/** Put a v1 file back as it was: the official stage's upgrade of it added type errors. */
+function keepOnV1(entry: Entry, added: TypeError[], diagnostics: Diagnostic[]): void {
+  entry.sourceFile!.replaceWithText(entry.read.text);
+  entry.afterSdkUpgrade = entry.read.text;
+  entry.rolledBack = true;
+  entry.changedBy = [];
+  entry.newTypeErrors = added.map(e => e.text);
+  const first = entry.newTypeErrors[0]!;
+  const why = `the v1-to-v2 upgrade of this file added ${added.length} type error(s) (${first}${added.length > 1 ? '; ...' : ''}), so the whole file stays on the v1 SDK as it was`;
+  diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/rolled-back', file: entry.rel, line: undefined, message: `${why}; upgrade it by hand, or report the case.` });
+  for (const site of entry.sites) {
+    if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
   }
 }
 

@@ -7,6 +7,11 @@ import { isMissingSdkModule } from './sdkTypes.js';
  */
 export interface TypeError {
   key: string;
+  /**
+   * The code and the first name the message quotes (`TS2339 'sendRequest'`): the same error before and
+   * after the v1-to-v2 upgrade, whose messages name the SDK's types differently.
+   */
+  looseKey: string;
   line: number;
   text: string;
 }
@@ -20,19 +25,20 @@ export function typeErrorsOf(program: ts.Program, sourceFile: ts.SourceFile): Ty
     // An SDK package the project has not installed yet is the install's business, not the rewrite's.
     if (isMissingSdkModule(d.code, message)) continue;
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
-    errors.push({ key: `TS${d.code}: ${message}`, line, text: `line ${line}: TS${d.code}: ${message}` });
+    const quoted = /'([^']*)'/.exec(message)?.[1];
+    errors.push({ key: `TS${d.code}: ${message}`, looseKey: `TS${d.code} '${quoted ?? ''}'`, line, text: `line ${line}: TS${d.code}: ${message}` });
   }
   return errors;
 }
 
 /** Errors of `after` that `before` did not have (as a multiset: one more of the same error counts). */
-export function addedErrors(before: TypeError[], after: TypeError[]): TypeError[] {
+export function addedErrors(before: TypeError[], after: TypeError[], keyOf: (e: TypeError) => string = e => e.key): TypeError[] {
   const remaining = new Map<string, number>();
-  for (const e of before) remaining.set(e.key, (remaining.get(e.key) ?? 0) + 1);
+  for (const e of before) remaining.set(keyOf(e), (remaining.get(keyOf(e)) ?? 0) + 1);
   const added: TypeError[] = [];
   for (const e of after) {
-    const left = remaining.get(e.key) ?? 0;
-    if (left > 0) remaining.set(e.key, left - 1);
+    const left = remaining.get(keyOf(e)) ?? 0;
+    if (left > 0) remaining.set(keyOf(e), left - 1);
     else added.push(e);
   }
   return added;

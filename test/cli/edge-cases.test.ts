@@ -87,6 +87,39 @@ describe('files the run must not break', () => {
     expect(second.stdout).not.toContain('stays in package.json');
   });
 
+  it('keeps a v1 file as it was when the v1-to-v2 upgrade would break it (a handler destructuring sendRequest), and says why', () => {
+    const dir = makeProject('v1-server', { nodeModules: true });
+    const file = path.join(dir, 'src/ask.ts');
+    // As in the protocol's conformance server: the handler takes sendRequest out of its context.
+    const text = [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';",
+      "import { z } from 'zod';",
+      '',
+      "export const server = new McpServer({ name: 'ask', version: '1.0.0' });",
+      '',
+      "server.tool('ask-path', 'Ask about a path', { path: z.string() }, async ({ path }, { sendRequest }) => {",
+      '  const answer = await sendRequest(',
+      "    { method: 'elicitation/create', params: { message: `Open ${path}?`, requestedSchema: { type: 'object', properties: {} } } },",
+      '    ElicitResultSchema,',
+      '  );',
+      "  return { content: [{ type: 'text', text: answer.action }] };",
+      '});',
+      '',
+    ].join('\n');
+    writeFileSync(file, text);
+    const run = runCli(dir, ['--format', 'json']);
+    expect(run.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(run.stdout).toMatch(/✗ src\/ask\.ts: the v1-to-v2 upgrade of this file added \d+ type error\(s\) \(line \d+: TS2339: Property 'sendRequest' does not exist/);
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.files.find((f: any) => f.file === 'src/ask.ts')).toMatchObject({ changed: false, rolledBack: true, written: false });
+    // The other files still migrate, and the manifest keeps the v1 package the kept file imports.
+    expect(read(dir, 'src/index.ts')).toContain('@modelcontextprotocol/server');
+    expect(JSON.parse(read(dir, 'package.json')).dependencies['@modelcontextprotocol/sdk']).toBeDefined();
+    expect(run.stdout).toMatch(/stays in package\.json: src\/ask\.ts still imports it/);
+  });
+
   it('keeps CRLF line endings and the byte order mark of a file', () => {
     const dir = makeProject('v2-server', { nodeModules: true });
     const file = path.join(dir, 'src/server.ts');
