@@ -65,7 +65,19 @@ const sample: fc.Arbitrary<Code> = fc.constant(null).map(() => {
   };
 });
 
-const question = fc.oneof({ weight: 4, arbitrary: elicit }, { weight: 1, arbitrary: sample });
+/** A question the rewrite refuses (Promise.race cannot be one round), so refusals are generated too. */
+const race: fc.Arbitrary<Code> = fc.constant(null).map(() => {
+  const r = fresh('r');
+  return {
+    lines: [
+      `const ${r} = await Promise.race([ctx.mcpReq.elicitInput({ mode: 'form', message: \`${r}: \${total}?\`, requestedSchema: { type: 'object', properties: { n: { type: 'integer' } } } })]);`,
+      `total += ${r}.action === 'accept' ? 1 : 0;`,
+    ],
+    questions: 1,
+  };
+});
+
+const question = fc.oneof({ weight: 12, arbitrary: elicit }, { weight: 3, arbitrary: sample }, { weight: 1, arbitrary: race });
 
 const statements: fc.Memo<Code> = fc.memo(depth => {
   const one: fc.Arbitrary<Code> = depth <= 1
