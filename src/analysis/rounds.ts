@@ -601,7 +601,9 @@ function codeAfterReachable(ts: TS, flow: FunctionFlow, construct: ts.Statement,
 function structuralLocals(ts: TS, flow: FlowFacts, body: ts.Block, statement: ts.Statement, shared: ReadonlySet<ts.Node>): LocalDecl[] {
   const out: LocalDecl[] = [];
   for (const construct of enclosing(ts, statement, body)) {
-    if (!shared.has(construct)) continue;
+    // The resumed round enters a shared if at its question, past its condition: what it needs there is
+    // what is live at the question. Loops (the next iterations) and switches are entered from the top.
+    if (!shared.has(construct) || ts.isIfStatement(construct)) continue;
     const list = statementList(ts, construct);
     if (!list) continue;
     const entry = flow.graph.statementEntry.get(construct);

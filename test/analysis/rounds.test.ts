@@ -252,3 +252,27 @@ describe('questions built again on resume instead of carried in the state', () =
     expect(rebuilt(form("'Go?'"), [], [], false)).toEqual([true]);
   });
 });
+
+describe('state minimality around a shared if', () => {
+  it('does not carry a local that the resumed round, entering the if past its condition, assigns before it reads it', () => {
+    const plan = roundsOf([
+      'const done: string[] = [];',
+      'for (const item of items) {',
+      '  let label = item.length > 3 ? undefined : item;',
+      '  if (label === undefined) {',
+      '    try {',
+      `      const a = await ${ASK()};`,
+      "      if (a.action !== 'accept') continue;",
+      '      label = item.toUpperCase();',
+      '    } catch {',
+      '      continue;',
+      '    }',
+      '  }',
+      '  done.push(label);',
+      '}',
+      "return { content: [{ type: 'text', text: done.join() }] };",
+    ]);
+    expect(sharedKinds(plan)).toEqual(['ForOfStatement', 'IfStatement', 'TryStatement']);
+    expect(needs(plan)[0]!.filter(n => n.startsWith('label:'))).toEqual(['label:declare']);
+  });
+});

@@ -738,7 +738,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const inPlace = (d: LocalDecl, here: ReadonlySet<Susp>): boolean => {
     const modes = [...here];
     if (modes.every(m => localOf(m, d)?.how === 'carry')) return true;
-    if (!modes.every(m => { const l = localOf(m, d); return !l || l.how === 'rebuild'; })) return false;
+    // Rebuilt, or assigned before the resumed code reads it: a side-effect-free declaration runs as written.
+    if (!modes.every(m => { const l = localOf(m, d); return !l || l.how === 'rebuild' || l.how === 'declare'; })) return false;
     const declaration = d.declaration;
     return !ts.isVariableDeclaration(declaration) || !declaration.initializer || isPureExpression(ts, declaration.initializer);
   };
