@@ -5,6 +5,7 @@ import { resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
+import { contextRename } from './contextParam.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
 import { helperCallProblem, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
@@ -578,7 +579,12 @@ function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string |
   if (!fn.body || !ts.isBlock(fn.body)) return 'the handler is an arrow function with an expression body; give it a block body.';
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword)) return 'the handler is not async; the rewrite needs to await the state codec.';
   const ctxParam = fn.parameters[handler.ctxParamIndex];
-  if (ctxParam && !ts.isIdentifier(ctxParam.name)) return 'the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).';
+  if (ctxParam && !ts.isIdentifier(ctxParam.name)) {
+    // v1: the SDK stage names it first (src/analysis/contextParam.ts), where it can.
+    const rename = handler.sdk === 'v1' ? contextRename(ts, fn, ctxParam) : undefined;
+    if (!rename) return 'the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).';
+    if ('problem' in rename) return `${rename.problem}.`;
+  }
   if (handler.registration !== 'setRequestHandler' && handler.name === undefined) {
     return 'the tool / prompt / resource name is not a string literal; the state binding needs it.';
   }

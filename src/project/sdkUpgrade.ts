@@ -1,5 +1,9 @@
 import { getMigration, type Diagnostic as CodemodDiagnostic, type TransformContext as CodemodContext } from '@modelcontextprotocol/codemod';
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
+import { discoverHandlers } from '../analysis/handlers.js';
+import { SdkResolver } from '../analysis/sdk.js';
+import type { TS } from '../analysis/types.js';
 import type { Diagnostic } from '../report/model.js';
 
 /**
@@ -47,6 +51,7 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   let changes = 0;
   let found: CodemodDiagnostic[] = [];
   try {
+    if (nameDestructuredContexts(sourceFile)) changes++;
     for (const transform of migration.transforms) {
       const result = transform.apply(sourceFile, { projectType });
       changes += result.changesCount;
@@ -95,6 +100,30 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
       message: d.message,
     })),
   };
+}
+
+/**
+ * Handlers that destructure their context get it as one parameter (src/analysis/contextParam.ts),
+ * so the official transforms map its members and the MRTR rewrite has the whole context. Returns
+ * whether the file changed.
+ */
+function nameDestructuredContexts(sourceFile: SourceFile): boolean {
+  const tsApi = ts as unknown as TS;
+  const file = sourceFile.compilerNode as unknown as import('typescript').SourceFile;
+  const edits: Array<{ start: number; end: number; text: string }> = [];
+  for (const handler of discoverHandlers(tsApi, file, new SdkResolver(tsApi, file, undefined))) {
+    const param = handler.fn.parameters[handler.ctxParamIndex];
+    if (handler.sdk !== 'v1' || !param || !tsApi.isObjectBindingPattern(param.name)) continue;
+    const rename = contextRename(tsApi, handler.fn, param);
+    if ('problem' in rename) continue;
+    edits.push({ start: rename.pattern.getStart(file), end: rename.pattern.getEnd(), text: CONTEXT_NAME });
+    for (const use of rename.uses) edits.push({ start: use.node.getStart(file), end: use.node.getEnd(), text: use.text });
+  }
+  if (edits.length === 0) return false;
+  let text = sourceFile.getFullText();
+  for (const edit of edits.sort((a, b) => b.start - a.start)) text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
+  sourceFile.replaceWithText(text);
+  return true;
 }
 
 /** The official runner's marker insertion, for one file: one comment per line, never inside a literal. */

@@ -87,10 +87,11 @@ describe('files the run must not break', () => {
     expect(second.stdout).not.toContain('stays in package.json');
   });
 
-  it('keeps a v1 file as it was when the v1-to-v2 upgrade would break it (a handler destructuring sendRequest), and says why', () => {
+  it('keeps a v1 file as it was when the v1-to-v2 upgrade would break it (a context destructured with a rest element), and says why', () => {
     const dir = makeProject('v1-server', { nodeModules: true });
     const file = path.join(dir, 'src/ask.ts');
-    // As in the protocol's conformance server: the handler takes sendRequest out of its context.
+    // The handler takes sendRequest out of its context and keeps the rest: the context cannot be named
+    // for it, and the v2 context has no sendRequest.
     const text = [
       "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
       "import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';",
@@ -98,9 +99,9 @@ describe('files the run must not break', () => {
       '',
       "export const server = new McpServer({ name: 'ask', version: '1.0.0' });",
       '',
-      "server.tool('ask-path', 'Ask about a path', { path: z.string() }, async ({ path }, { sendRequest }) => {",
+      "server.tool('ask-path', 'Ask about a path', { path: z.string() }, async ({ path }, { sendRequest, ...rest }) => {",
       '  const answer = await sendRequest(',
-      "    { method: 'elicitation/create', params: { message: `Open ${path}?`, requestedSchema: { type: 'object', properties: {} } } },",
+      "    { method: 'elicitation/create', params: { message: `Open ${path} for ${rest.sessionId}?`, requestedSchema: { type: 'object', properties: {} } } },",
       '    ElicitResultSchema,',
       '  );',
       "  return { content: [{ type: 'text', text: answer.action }] };",
