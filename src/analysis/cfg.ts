@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
+import { assignmentTargetOf, forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
 import type { TS } from './types.js';
 
 /**
@@ -408,12 +408,7 @@ export function bindingDecls(ts: TS, name: ts.BindingName, isLocal: (d: LocalDec
 /** `x = ...` or `[x, y] = ...`: the old value is gone (not `x += 1`, `x++`). */
 function isDefiniteWrite(ts: TS, id: ts.Identifier): boolean {
   if (!isWriteReference(ts, id)) return false;
-  let node: ts.Node = id;
-  while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isArrayLiteralExpression(node.parent) ||
-         ts.isShorthandPropertyAssignment(node.parent) || ts.isSpreadElement(node.parent) ||
-         (ts.isPropertyAssignment(node.parent) && node.parent.initializer === node) || ts.isObjectLiteralExpression(node.parent))) {
-    node = node.parent;
-  }
+  const node = assignmentTargetOf(ts, id);
   const parent = node.parent;
   if (parent && ts.isBinaryExpression(parent) && parent.left === node) return parent.operatorToken.kind === ts.SyntaxKind.EqualsToken;
   return !!parent && (ts.isForOfStatement(parent) || ts.isForInStatement(parent));

@@ -213,15 +213,20 @@ export function isValueReference(ts: TS, id: ts.Identifier): boolean {
   return true;
 }
 
-/** Whether this identifier occurrence writes its variable (assignment target, `++`, `--`). */
-export function isWriteReference(ts: TS, id: ts.Identifier): boolean {
+/** The outermost destructuring target around `id` (`[a, b]` in `[a, b] = ...`, `({ a })`), or `id` itself. */
+export function assignmentTargetOf(ts: TS, id: ts.Identifier): ts.Node {
   let node: ts.Node = id;
-  // Walk out of destructuring assignment targets: `[a, b] = ...`, `({ a } = ...)`.
   while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isArrayLiteralExpression(node.parent) ||
          ts.isShorthandPropertyAssignment(node.parent) || ts.isSpreadElement(node.parent) ||
          (ts.isPropertyAssignment(node.parent) && node.parent.initializer === node) || ts.isObjectLiteralExpression(node.parent))) {
     node = node.parent;
   }
+  return node;
+}
+
+/** Whether this identifier occurrence writes its variable (assignment target, `++`, `--`). */
+export function isWriteReference(ts: TS, id: ts.Identifier): boolean {
+  const node = assignmentTargetOf(ts, id);
   const parent = node.parent;
   if (!parent) return false;
   if (ts.isBinaryExpression(parent) && parent.left === node) {
