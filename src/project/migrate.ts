@@ -264,7 +264,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       const program = project.getProgram().compilerObject;
       for (const entry of upgraded) {
         const compiled = program.getSourceFile(entry.read.path);
-        const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled), e => e.looseKey) : [];
+        const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled)) : [];
         if (added.length > 0) keepOnV1(entry, added, diagnostics);
       }
     }

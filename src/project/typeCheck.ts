@@ -2,16 +2,16 @@ import { ts } from 'ts-morph';
 import { isMissingSdkModule } from './sdkTypes.js';
 
 /**
- * Type errors of one file, keyed without positions (code and message), so the errors of the
- * text before a rewrite and after it can be compared although lines moved.
+ * Type errors of one file, keyed without positions, so the errors of the text before a rewrite and
+ * after it can be compared although lines moved.
  */
 export interface TypeError {
-  key: string;
   /**
-   * The code and the first name the message quotes (`TS2339 'sendRequest'`): the same error before and
-   * after the v1-to-v2 upgrade, whose messages name the SDK's types differently.
+   * The code and the first name the message quotes (`TS2339 'sendRequest'`), not the whole message:
+   * the same error is printed with other type names after the v1-to-v2 upgrade (the SDK's v2 types)
+   * and after the rewrite (a value typed through the SDK's alias instead of its structure).
    */
-  looseKey: string;
+  key: string;
   line: number;
   text: string;
 }
@@ -26,19 +26,19 @@ export function typeErrorsOf(program: ts.Program, sourceFile: ts.SourceFile): Ty
     if (isMissingSdkModule(d.code, message)) continue;
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     const quoted = /'([^']*)'/.exec(message)?.[1];
-    errors.push({ key: `TS${d.code}: ${message}`, looseKey: `TS${d.code} '${quoted ?? ''}'`, line, text: `line ${line}: TS${d.code}: ${message}` });
+    errors.push({ key: `TS${d.code} '${quoted ?? ''}'`, line, text: `line ${line}: TS${d.code}: ${message}` });
   }
   return errors;
 }
 
 /** Errors of `after` that `before` did not have (as a multiset: one more of the same error counts). */
-export function addedErrors(before: TypeError[], after: TypeError[], keyOf: (e: TypeError) => string = e => e.key): TypeError[] {
+export function addedErrors(before: TypeError[], after: TypeError[]): TypeError[] {
   const remaining = new Map<string, number>();
-  for (const e of before) remaining.set(keyOf(e), (remaining.get(keyOf(e)) ?? 0) + 1);
+  for (const e of before) remaining.set(e.key, (remaining.get(e.key) ?? 0) + 1);
   const added: TypeError[] = [];
   for (const e of after) {
-    const left = remaining.get(keyOf(e)) ?? 0;
-    if (left > 0) remaining.set(keyOf(e), left - 1);
+    const left = remaining.get(e.key) ?? 0;
+    if (left > 0) remaining.set(e.key, left - 1);
     else added.push(e);
   }
   return added;

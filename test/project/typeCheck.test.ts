@@ -1,0 +1,35 @@
+import { ts } from 'ts-morph';
+import { describe, expect, it } from 'vitest';
+import { addedErrors, typeErrorsOf } from '../../src/project/typeCheck.js';
+
+/** The type errors of one in-memory file. */
+function errorsOf(text: string) {
+  const host = ts.createCompilerHost({ strict: true, noEmit: true, types: [] });
+  const read = host.getSourceFile;
+  host.getSourceFile = (name, version, ...rest) => (name === 'f.ts' ? ts.createSourceFile(name, text, version) : read.call(host, name, version, ...rest));
+  const program = ts.createProgram(['f.ts'], { strict: true, noEmit: true, types: [] }, host);
+  return typeErrorsOf(program, program.getSourceFile('f.ts')!);
+}
+
+describe('errors a rewrite added', () => {
+  const union = "{ type: 'text'; text: string } | { type: 'image'; data: string }";
+  const inferred = `declare const result: { content: ${union} };\nexport const t = result.content.text;\n`;
+  // The same read once the result is typed through an alias: the message prints the alias's name.
+  const aliased = `type Content = ${union};\ndeclare const result: { content: Content };\nexport const t = result.content.text;\n`;
+
+  it('are not the same error printed with other types or on another line', () => {
+    const before = errorsOf(inferred);
+    const after = errorsOf(aliased);
+    expect(before.map(e => e.key)).toEqual(["TS2339 'text'"]);
+    const message = (e: { text: string }) => e.text.replace(/^line \d+: /, '');
+    expect(message(after[0]!)).not.toBe(message(before[0]!));
+    expect(addedErrors(before, after)).toEqual([]);
+  });
+
+  it('are another code, another name, or one more of the same', () => {
+    const before = errorsOf(inferred);
+    expect(addedErrors(before, errorsOf(`${inferred}export const d = result.content.data;\n`)).map(e => e.key)).toEqual(["TS2339 'data'"]);
+    expect(addedErrors(before, errorsOf(`${inferred}export const u = result.content.text;\n`)).map(e => e.key)).toEqual(["TS2339 'text'"]);
+    expect(addedErrors(before, errorsOf(`${inferred}export const n: number = 'x';\n`)).map(e => e.key)).toEqual(["TS2322 'string'"]);
+  });
+});
