@@ -13,6 +13,8 @@ export interface TypeError {
    */
   key: string;
   line: number;
+  /** Where in the file it starts (undefined for an error without a position). */
+  start: number | undefined;
   text: string;
 }
 
@@ -26,7 +28,7 @@ export function typeErrorsOf(program: ts.Program, sourceFile: ts.SourceFile): Ty
     if (isMissingSdkModule(d.code, message)) continue;
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     const quoted = /'([^']*)'/.exec(message)?.[1];
-    errors.push({ key: `TS${d.code} '${quoted ?? ''}'`, line, text: `line ${line}: TS${d.code}: ${message}` });
+    errors.push({ key: `TS${d.code} '${quoted ?? ''}'`, line, start: d.start, text: `line ${line}: TS${d.code}: ${message}` });
   }
   return errors;
 }

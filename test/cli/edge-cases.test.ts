@@ -121,6 +121,36 @@ describe('files the run must not break', () => {
     expect(run.stdout).toMatch(/stays in package\.json: src\/ask\.ts still imports it/);
   });
 
+  it('keeps the upgrade of a v1 file whose new type errors are outside its handlers, migrates the handlers, and says so', () => {
+    const dir = makeProject('v1-server', { nodeModules: true });
+    const file = path.join(dir, 'src/http.ts');
+    // The official stage moves the transport to @modelcontextprotocol/node, which this project has not
+    // installed yet: the session callback's parameter loses its type there (TS7006), outside any handler.
+    writeFileSync(file, [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';",
+      '',
+      "export const server = new McpServer({ name: 'http', version: '1.0.0' });",
+      '',
+      "server.registerTool('wipe', { description: 'Wipe the cache' }, async () => {",
+      "  const answer = await server.server.elicitInput({ message: 'Wipe the cache?', requestedSchema: { type: 'object', properties: {} } });",
+      "  return { content: [{ type: 'text', text: answer.action }] };",
+      '});',
+      '',
+      'export const transport = new StreamableHTTPServerTransport({',
+      "  sessionIdGenerator: () => 'session',",
+      '  onsessioninitialized: sessionId => {',
+      '    console.error(sessionId);',
+      '  },',
+      '});',
+      '',
+    ].join('\n'));
+    const run = runCli(dir, []);
+    expect(run.code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('inputRequired');
+    expect(run.stdout).toMatch(/✗ src\/http\.ts:\d+: the official v1-to-v2 upgrade left 1 type error\(s\) outside the request handlers \(line \d+: TS7006: Parameter 'sessionId'/);
+  });
+
   it('keeps CRLF line endings and the byte order mark of a file', () => {
     const dir = makeProject('v2-server', { nodeModules: true });
     const file = path.join(dir, 'src/server.ts');
