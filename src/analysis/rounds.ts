@@ -42,8 +42,9 @@ export interface Suspension<Q extends RoundQuestion = RoundQuestion> {
   inLoop: boolean;
   /**
    * The resumed round builds its questions again (to validate the answer against them and to ask again
-   * when it is missing) instead of reading them from the state: they are built from literals, module
-   * constants and the call's own arguments only, which every retry brings back unchanged.
+   * when it is missing) instead of reading them from the state: they are built only from literals,
+   * module constants holding a literal and the call's primitive arguments, which every retry brings
+   * back unchanged (isStableRequest).
    */
   requestRebuilt: boolean;
 }
