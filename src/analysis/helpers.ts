@@ -200,8 +200,10 @@ function isExportedHelper(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
  */
 export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string): string | undefined {
   const callee = skipOuter(ts, call.expression);
-  if (!ts.isIdentifier(callee) && !(ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword)) {
-    return `${name}() is called through \`${callee.getText()}\`; only \`${name}(...)\` and \`this.${name}(...)\` calls are rewritten`;
+  // `confirm(...)`, `this.confirm(...)`, `this.confirmer.confirm(...)`: the parts are called on the same
+  // receiver, which each round reads again without side effects.
+  if (!ts.isIdentifier(callee) && !(ts.isPropertyAccessExpression(callee) && isPlainReceiver(ts, callee.expression))) {
+    return `${name}() is called through \`${callee.getText()}\`; only \`${name}(...)\`, \`this.${name}(...)\` and calls on a chain of properties of \`this\` are rewritten`;
   }
   if (call.questionDotToken || (ts.isPropertyAccessExpression(callee) && callee.questionDotToken)) return `${name}() is called with \`?.\``;
   if (call.typeArguments?.length) return `${name}() is called with type arguments`;
@@ -210,6 +212,12 @@ export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string)
   if (call.arguments.some(a => ts.isSpreadElement(a))) return `${name}() is called with a spread argument`;
   if (call.arguments.some(a => a.getText().includes('\n'))) return `an argument of ${name}() spans several lines; hold it in a \`const\` first`;
   return undefined;
+}
+
+/** `this` or `this.a.b`: property reads only, no call, no `?.`, no computed key. */
+function isPlainReceiver(ts: TS, expr: ts.Expression): boolean {
+  if (expr.kind === ts.SyntaxKind.ThisKeyword) return true;
+  return ts.isPropertyAccessExpression(expr) && !expr.questionDotToken && isPlainReceiver(ts, expr.expression);
 }
 
 /**

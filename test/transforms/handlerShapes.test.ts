@@ -107,3 +107,41 @@ describe('a local hoisted above a skipped prefix and again inside it', () => {
     expect(result.text.match(/let total\b/g)).toHaveLength(1);
   });
 });
+
+describe('an asking helper called on a receiver', () => {
+  const confirmer = (call: string): string => [
+    "import { McpServer, type ServerContext } from '@modelcontextprotocol/server';",
+    "export const server = new McpServer({ name: 'n', version: '1' });",
+    'class Confirmer {',
+    '  async confirm(ctx: ServerContext): Promise<boolean> {',
+    `    const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+    "    return answer.action === 'accept';",
+    '  }',
+    '}',
+    'export class Tools {',
+    '  readonly confirmer = new Confirmer();',
+    '  register(): void {',
+    "    server.registerTool('t', {}, async (ctx) => {",
+    `      const ok = await ${call};`,
+    "      return { content: [{ type: 'text', text: String(ok) }] };",
+    '    });',
+    '  }',
+    '}',
+  ].join('\n');
+
+  it('is split when the receiver is a chain of properties of `this`, and its parts are called on it', () => {
+    const result = runPipeline(file, confirmer('this.confirmer.confirm(ctx)'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('this.confirmer.confirmRequest()');
+    expect(result.text).toContain('this.confirmer.confirmResult(elicitResultOf(');
+  });
+
+  it('stays whole, with the reason, when the receiver is read with `?.` or is a new object', () => {
+    for (const [call, reason] of [['this.confirmer?.confirm(ctx)', /called with `\?\.`/], ['new Confirmer().confirm(ctx)', /called through `new Confirmer\(\)\.confirm`/]] as const) {
+      const result = runPipeline(file, confirmer(call));
+      expect(result.sites.map(s => s.status), call).toEqual(['refused']);
+      expect(result.sites[0]!.hint, call).toMatch(reason);
+    }
+  });
+});
