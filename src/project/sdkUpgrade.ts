@@ -5,6 +5,7 @@ import { discoverHandlers } from '../analysis/handlers.js';
 import { SdkResolver } from '../analysis/sdk.js';
 import type { TS } from '../analysis/types.js';
 import type { Diagnostic } from '../report/model.js';
+import { restoreIndentation } from './indentation.js';
 
 /**
  * The v1-to-v2 stage: the official `@modelcontextprotocol/codemod` transforms, run on our in-memory
@@ -88,6 +89,9 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
     const shift = shebang.match(/\n/g)?.length ?? 0;
     for (const d of found) d.line += shift;
   }
+  // Whitespace at line starts only: the lines (and the diagnostics' line numbers) stay where they are.
+  const reindented = restoreIndentation(sourceFile.getFilePath(), original, sourceFile.getFullText());
+  if (reindented !== sourceFile.getFullText()) sourceFile.replaceWithText(reindented);
   return {
     changed: sourceFile.getFullText() !== original,
     zodInjected: found.some(d => d.tag === 'zod-injected'),

@@ -1,0 +1,72 @@
+import { diffArrays } from 'diff';
+import { ts } from 'ts-morph';
+
+/**
+ * The official v1-to-v2 stage re-prints a `server.tool(...)` call as `server.registerTool(...)` and
+ * indents the callback's body two levels deeper than it was, so every line of every v1 handler shows
+ * as changed in the diff. This puts back the indentation of lines the stage only moved: runs of lines
+ * equal to the original's but for their indentation, all shifted by the same amount. Lines that start
+ * inside a multi-line string or template literal keep their text, as does every other line.
+ */
+export function restoreIndentation(fileName: string, original: string, upgraded: string): string {
+  if (original === upgraded) return upgraded;
+  const newline = upgraded.includes('\r\n') ? '\r\n' : '\n';
+  const before = original.split(/\r?\n/);
+  const after = upgraded.split(/\r?\n/);
+  const literal = linesInsideLiterals(fileName, upgraded);
+  const indent = (line: string): string => /^[ \t]*/.exec(line)![0];
+  const changes = diffArrays(before.map(l => l.trim()), after.map(l => l.trim()));
+  let oldLine = 0;
+  let newLine = 0;
+  const out = [...after];
+  for (const change of changes) {
+    const count = change.count ?? change.value.length;
+    if (change.added) newLine += count;
+    else if (change.removed) oldLine += count;
+    else {
+      restoreRun(before.slice(oldLine, oldLine + count), newLine);
+      oldLine += count;
+      newLine += count;
+    }
+  }
+  return out.join(newline);
+
+  /**
+   * A run of lines equal but for indentation: a line the stage indented deeper takes its old
+   * indentation back when a neighbour in the run moved by the same amount (a block moved together,
+   * not a lone brace the diff paired with another).
+   */
+  function restoreRun(old: string[], start: number): void {
+    const extra = old.map((was, i) => {
+      const now = after[start + i]!;
+      if (was.trim() === '' || literal.has(start + i)) return undefined;
+      const [a, b] = [indent(was), indent(now)];
+      return b.length > a.length && b.startsWith(a) ? b.slice(a.length) : '';
+    });
+    const neighbour = (i: number, step: number): string | undefined => {
+      for (let j = i + step; j >= 0 && j < old.length; j += step) if (extra[j] !== undefined) return extra[j];
+      return undefined;
+    };
+    extra.forEach((moved, i) => {
+      if (moved && (neighbour(i, -1) === moved || neighbour(i, 1) === moved)) out[start + i] = old[i]!;
+    });
+  }
+}
+
+/** Lines (0-based) that start inside a string, template, regular expression or JSX text spanning lines. */
+function linesInsideLiterals(fileName: string, text: string): Set<number> {
+  const lines = new Set<number>();
+  const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node) ||
+        ts.isRegularExpressionLiteral(node) || ts.isJsxText(node)) {
+      const first = file.getLineAndCharacterOfPosition(node.getStart(file)).line;
+      const last = file.getLineAndCharacterOfPosition(node.getEnd()).line;
+      for (let line = first + 1; line <= last; line++) lines.add(line);
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return lines;
+}

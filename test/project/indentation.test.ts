@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { restoreIndentation } from '../../src/project/indentation.js';
+
+const lines = (...l: string[]): string => l.join('\n');
+
+describe('indentation the v1-to-v2 stage only moved', () => {
+  const original = lines(
+    "server.tool('t', 'Say it', async () => {",
+    '  const text = `first',
+    '    second`;',
+    "  return { content: [{ type: 'text', text }] };",
+    '});',
+  );
+  // As the official stage re-prints the call: the body two levels deeper. (It leaves template text alone;
+  // here it is moved too, to show that a line inside a literal is never re-indented.)
+  const upgraded = lines(
+    "server.registerTool('t', { description: 'Say it' }, async () => {",
+    '      const text = `first',
+    '        second`;',
+    "      return { content: [{ type: 'text', text }] };",
+    '});',
+  );
+
+  it('goes back for lines moved together; a template literal keeps every character', () => {
+    expect(restoreIndentation('f.ts', original, upgraded)).toBe(lines(
+      "server.registerTool('t', { description: 'Say it' }, async () => {",
+      '  const text = `first',
+      '        second`;',
+      "  return { content: [{ type: 'text', text }] };",
+      '});',
+    ));
+  });
+
+  it('stays where a line moved alone, where it moved less deep, and on a text the stage did not touch', () => {
+    const alone = lines('function f() {', '  if (a) {', '    g();', '  }', '}');
+    expect(restoreIndentation('f.ts', alone, lines('function f() {', '  if (a) {', '    g();', '      }', '}'))).toBe(lines('function f() {', '  if (a) {', '    g();', '      }', '}'));
+    expect(restoreIndentation('f.ts', lines('    a();', '    b();'), lines('  a();', '  b();'))).toBe(lines('  a();', '  b();'));
+    expect(restoreIndentation('f.ts', original, original)).toBe(original);
+  });
+
+  it('keeps CRLF line endings', () => {
+    expect(restoreIndentation('f.ts', original.replace(/\n/g, '\r\n'), upgraded.replace(/\n/g, '\r\n'))).toContain("\r\n  return { content: [{ type: 'text', text }] };\r\n");
+  });
+});
