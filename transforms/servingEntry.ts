@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ts as TsNamespace } from 'ts-morph';
 import type { Diagnostic } from '../src/report/model.js';
+import { applyEdits, type Edit } from './mrtr/text.js';
 import type { Transform, TransformContext, TransformResult } from './types.js';
 
 type TS = typeof TsNamespace;
@@ -67,12 +68,6 @@ export const servingEntryTransform: Transform = {
     return { changed: true, diagnostics, sites: [], alreadyMigrated: [] };
   },
 };
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
-}
 
 interface Entries {
   /** `new StdioServerTransport(...)` with the class imported from the v1 or v2 SDK. */
@@ -265,8 +260,3 @@ function wholeLines(text: string, start: number, end: number): Edit {
   return { start, end, text: '' };
 }
 
-function applyEdits(text: string, edits: Edit[]): string {
-  let out = text;
-  for (const edit of [...edits].sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
-  return out;
-}

@@ -4,7 +4,7 @@ import { statementList } from './continuation.js';
 import { formOf, isParallelCombinator, isPureExpression, statementOf, type AnswerForm } from './flow.js';
 import { jsonnessOfType } from './jsonType.js';
 import { ELEMENT_ACCESSORS, flowOf, isPlainRead, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
-import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
+import { forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
 
@@ -220,7 +220,7 @@ export function isStableRequest(ts: TS, checker: ts.TypeChecker | undefined, fn:
     if (decl?.kind === 'parameter') {
       const type = checker?.getTypeAtLocation(id);
       const primitive = !!type && (type.flags & (ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike)) !== 0 && !type.isUnion();
-      stable = primitive && decl.scope === fn && !(ctxParam && isWithinNode(decl.nameNode, ctxParam)) && !assignedIn(ts, fn, decl);
+      stable = primitive && decl.scope === fn && !(ctxParam && isWithinNode(decl.nameNode, ctxParam)) && !isAssignedIn(ts, fn, decl);
     } else if (decl?.kind === 'const' && declaration && ts.isVariableDeclaration(declaration) && ts.isSourceFile(decl.scope) && declaration.initializer) {
       const init = skipOuter(ts, declaration.initializer);
       stable = ts.isStringLiteral(init) || ts.isNoSubstitutionTemplateLiteral(init) || ts.isNumericLiteral(init) ||
@@ -228,12 +228,6 @@ export function isStableRequest(ts: TS, checker: ts.TypeChecker | undefined, fn:
     } else stable = false;
   });
   return stable;
-}
-
-function assignedIn(ts: TS, fn: ts.FunctionLikeDeclaration, decl: LocalDecl): boolean {
-  let assigned = false;
-  if (fn.body) forEachValueIdentifier(ts, fn.body, id => { if (!assigned && isWriteReference(ts, id) && resolveIdentifier(ts, id) === decl) assigned = true; });
-  return assigned;
 }
 
 export function isRoundsProblem<Q>(p: RoundsPlan<RoundQuestion & Q> | RoundsProblem<Q>): p is RoundsProblem<Q> {

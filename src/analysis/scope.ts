@@ -241,6 +241,13 @@ export function isWriteReference(ts: TS, id: ts.Identifier): boolean {
   return false;
 }
 
+/** Whether `decl` is assigned (or incremented) anywhere under `node`. */
+export function isAssignedIn(ts: TS, node: ts.Node, decl: LocalDecl): boolean {
+  let assigned = false;
+  forEachValueIdentifier(ts, node, id => { if (!assigned && isWriteReference(ts, id) && resolveIdentifier(ts, id) === decl) assigned = true; });
+  return assigned;
+}
+
 /** Calls `visit` for every value-position identifier under `node`. */
 export function forEachValueIdentifier(ts: TS, node: ts.Node, visit: (id: ts.Identifier) => void): void {
   const walk = (n: ts.Node): void => {

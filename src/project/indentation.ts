@@ -1,5 +1,7 @@
 import { diffArrays } from 'diff';
 import { ts } from 'ts-morph';
+import type { TS } from '../analysis/types.js';
+import { literalRanges } from '../../transforms/mrtr/text.js';
 
 /**
  * The official v1-to-v2 stage re-prints a `server.tool(...)` call as `server.registerTool(...)` and
@@ -53,20 +55,13 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
   }
 }
 
-/** Lines (0-based) that start inside a string, template, regular expression or JSX text spanning lines. */
+/** Lines (0-based) that start inside a multi-line string or template literal. */
 function linesInsideLiterals(fileName: string, text: string): Set<number> {
   const lines = new Set<number>();
   const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
-  const visit = (node: ts.Node): void => {
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node) ||
-        ts.isRegularExpressionLiteral(node) || ts.isJsxText(node)) {
-      const first = file.getLineAndCharacterOfPosition(node.getStart(file)).line;
-      const last = file.getLineAndCharacterOfPosition(node.getEnd()).line;
-      for (let line = first + 1; line <= last; line++) lines.add(line);
-      return;
-    }
-    node.forEachChild(visit);
-  };
-  visit(file);
+  for (const [start, end] of literalRanges(ts as unknown as TS, file as unknown as import('typescript').SourceFile)) {
+    const last = file.getLineAndCharacterOfPosition(end).line;
+    for (let line = file.getLineAndCharacterOfPosition(start).line + 1; line <= last; line++) lines.add(line);
+  }
   return lines;
 }

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ts, type SourceFile } from 'ts-morph';
-import { discoverHandlers } from '../analysis/handlers.js';
 import { ProjectIndex } from '../analysis/index.js';
-import { SdkResolver } from '../analysis/sdk.js';
-import type { TS } from '../analysis/types.js';
 import { lineMapper } from '../report/diff.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, ServingEntryReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform, type TransformContext } from '../../transforms/index.js';
@@ -14,7 +11,7 @@ import { detectFormatter, shellQuote } from './formatter.js';
 import { gitState } from './git.js';
 import { classify, createProject, readSource, syntaxError, type ReadFile } from './load.js';
 import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from './packageJson.js';
-import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from './sdkUpgrade.js';
+import { detectProjectType, mentionsV1Sdk, requestHandlers, runSdkUpgrade } from './sdkUpgrade.js';
 import { sdkTypeFallback } from './sdkTypes.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
 import { findTsconfig, loadTsconfig } from './tsconfig.js';
@@ -270,7 +267,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         const compiled = program.getSourceFile(entry.read.path);
         const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled)) : [];
         if (added.length === 0) continue;
-        const handlers = handlerRanges(compiled!);
+        const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
         if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) keepOnV1(entry, added, diagnostics);
         else {
           diagnostics.push({
@@ -444,13 +441,6 @@ function rollBack(entry: Entry, diagnostics: Diagnostic[]): void {
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
   }
-}
-
-/** The extent of every request handler function in a file. */
-function handlerRanges(file: ts.SourceFile): Array<[number, number]> {
-  const tsApi = ts as unknown as TS;
-  const compiled = file as unknown as import('typescript').SourceFile;
-  return discoverHandlers(tsApi, compiled, new SdkResolver(tsApi, compiled, undefined)).map(h => [h.fn.getStart(compiled), h.fn.getEnd()]);
 }
 
 /** Put a v1 file back as it was: the official stage's upgrade of it added type errors. */

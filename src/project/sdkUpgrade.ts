@@ -3,8 +3,9 @@ import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
 import { SdkResolver } from '../analysis/sdk.js';
-import type { TS } from '../analysis/types.js';
+import type { Handler, TS } from '../analysis/types.js';
 import type { Diagnostic } from '../report/model.js';
+import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
 import { restoreIndentation } from './indentation.js';
 
 /**
@@ -114,8 +115,8 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
 function nameDestructuredContexts(sourceFile: SourceFile): boolean {
   const tsApi = ts as unknown as TS;
   const file = sourceFile.compilerNode as unknown as import('typescript').SourceFile;
-  const edits: Array<{ start: number; end: number; text: string }> = [];
-  for (const handler of discoverHandlers(tsApi, file, new SdkResolver(tsApi, file, undefined))) {
+  const edits: Edit[] = [];
+  for (const handler of requestHandlers(sourceFile.compilerNode)) {
     const param = handler.fn.parameters[handler.ctxParamIndex];
     if (handler.sdk !== 'v1' || !param || !tsApi.isObjectBindingPattern(param.name)) continue;
     const rename = contextRename(tsApi, handler.fn, param);
@@ -124,10 +125,15 @@ function nameDestructuredContexts(sourceFile: SourceFile): boolean {
     for (const use of rename.uses) edits.push({ start: use.node.getStart(file), end: use.node.getEnd(), text: use.text });
   }
   if (edits.length === 0) return false;
-  let text = sourceFile.getFullText();
-  for (const edit of edits.sort((a, b) => b.start - a.start)) text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
-  sourceFile.replaceWithText(text);
+  sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
   return true;
+}
+
+/** The request handlers registered in a file, found by syntax alone (no checker). */
+export function requestHandlers(file: ts.SourceFile): Handler[] {
+  const tsApi = ts as unknown as TS;
+  const compiled = file as unknown as import('typescript').SourceFile;
+  return discoverHandlers(tsApi, compiled, new SdkResolver(tsApi, compiled, undefined));
 }
 
 /** The official runner's marker insertion, for one file: one comment per line, never inside a literal. */

@@ -45,7 +45,7 @@ export interface ModuleSupportInput {
 }
 
 export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
-  const { ts, sourceFile, newline: nl, unit, names } = input;
+  const { ts, sourceFile, newline: nl } = input;
   const edits: Edit[] = [];
   const imports = sourceFile.statements.filter(ts.isImportDeclaration);
   const lastImport = imports[imports.length - 1];

@@ -3,7 +3,7 @@ import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import { completesNormally } from '../../src/analysis/cfg.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
-import { bindingIdentifiers, forEachValueIdentifier, isFunctionLike, isWriteReference, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
+import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
@@ -711,7 +711,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
         const d = resolveIdentifier(ts, id);
         if (!d || !rounds.flow.isLocal(d)) return;
         if (d.kind === 'const') return;
-        if (d.kind === 'parameter' && !writtenAnywhere(d)) return;
+        if (d.kind === 'parameter' && !isAssignedIn(ts, fn, d)) return;
         ok = false;
       });
       return ok;
@@ -728,12 +728,6 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     };
     return pure(st) && steady(st) && within(st, suspensions).length === 0;
   };
-  const writtenAnywhere = (d: LocalDecl): boolean => {
-    let written = false;
-    forEachValueIdentifier(ts, fn, id => { if (!written && isWriteReference(ts, id) && resolveIdentifier(ts, id) === d) written = true; });
-    return written;
-  };
-
   /** Whether a declaration before a shared statement can stay where it is (see prefixInPlace). */
   const inPlace = (d: LocalDecl, here: ReadonlySet<Susp>): boolean => {
     const modes = [...here];
