@@ -77,7 +77,7 @@ export function findSuppressions(ts: TS, sourceFile: ts.SourceFile): Suppression
       end: start + match[0].length,
       reason: reasonOf(match[1] ?? ''),
       ownLine,
-      targetLine: ownLine ? nextCodeLine(ts, sourceFile, line + 1) : undefined,
+      targetLine: ownLine ? nextCodeLine(sourceFile, line + 1) : undefined,
       siteIds: [],
     });
   }
@@ -116,7 +116,7 @@ export function isIgnored(verdict: Verdict): boolean {
 }
 
 /** The first line from `from` (0-based) that holds code, skipping blank and comment-only lines. */
-function nextCodeLine(ts: TS, sourceFile: ts.SourceFile, from: number): number | undefined {
+function nextCodeLine(sourceFile: ts.SourceFile, from: number): number | undefined {
   const text = sourceFile.text;
   const lineStarts = sourceFile.getLineStarts();
   let inBlock = false;

@@ -190,7 +190,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
         const last = list ? list[list.length - 1]! : n;
         const start = n.getStart(sourceFile);
         // The edit starts after the comments above the question: they stay where they are.
-        edits.push(asEdit(start, Math.max(n.getEnd(), rangeOf(last)[1]), askPieces(asking, cx, false)));
+        edits.push(asEdit(start, Math.max(n.getEnd(), rangeOf(last)[1]), askPieces(asking, false)));
         return;
       }
       const list = ts.isBlock(n) || ts.isCaseClause(n) || ts.isDefaultClause(n) ? n.statements : undefined;
@@ -326,7 +326,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   };
 
   /** The first round's end at a question: build each request, mint the state with what the rest needs. */
-  const askPieces = (s: Susp, cx: Cx, withComments = true): Piece[] => {
+  const askPieces = (s: Susp, withComments = true): Piece[] => {
     const n = names.get(s)!;
     const statements: ts.Statement[] = s.questions.map((q, i) => gen.declare('const', n.request[i]!, requestOf(q.question)));
     const stateFields: Array<[string, ts.Expression] | string> = [['step', gen.str(s.step)], ['call', gen.id(callVar)]];
@@ -340,7 +340,6 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const requests = gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]));
     statements.push(...endRound(requests, gen.object(stateFields)));
     // The question's own leading comments stay with it.
-    void cx;
     return [...(withComments ? leadingComments(s.statement) : []), { kind: 'chunk', chunk: gen.print(statements) }];
   };
 
@@ -570,7 +569,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   const emitFirst = (pivot: ts.Statement, cx: Cx): Piece[] => {
     const s = byStatement.get(pivot);
-    if (s) return askPieces(s, cx);
+    if (s) return askPieces(s);
     return [emitNormal(pivot, cx)];
   };
 
