@@ -1,16 +1,31 @@
 /**
- * Regenerates fixtures/<case>/output.ts from input.ts with the current rewrite. Review the diff
+ * Regenerates fixtures/<case>/output.ts from input.ts (output/ from input/ for a folder case) with the current rewrite. Review the diff
  * of every output before committing it: the fixture test compares against these files.
  *
  *   npx tsx scripts/update-fixtures.ts [case ...]
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { migrateFolder } from '../test/transforms/folderPipeline.js';
 import { runPipeline } from '../test/transforms/pipeline.js';
 
 const root = resolve(import.meta.dirname, '..', 'fixtures');
 const only = process.argv.slice(2);
 for (const name of readdirSync(root)) {
+  const folder = join(root, name, 'input');
+  if (existsSync(join(folder, 'index.ts')) && (only.length === 0 || only.includes(name))) {
+    // A folder case: output/ is the whole folder after the CLI's project pipeline (dry run).
+    const result = await migrateFolder(folder);
+    const output = join(root, name, 'output');
+    rmSync(output, { recursive: true, force: true });
+    for (const [file, text] of result.files) {
+      mkdirSync(dirname(join(output, file)), { recursive: true });
+      writeFileSync(join(output, file), text);
+    }
+    const statuses = result.sites.map(s => `${s.file}:${s.line}:${s.status}${s.reason ? `(${s.reason})` : ''}`).join(' ');
+    console.log(`${name}: ${statuses}${result.errors.length ? `\n  ERRORS:\n  ${result.errors.join('\n  ')}` : ''}`);
+    continue;
+  }
   const input = join(root, name, 'input.ts');
   if (!existsSync(input) || (only.length > 0 && !only.includes(name))) continue;
   const result = runPipeline(input, readFileSync(input, 'utf8'));

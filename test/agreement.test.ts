@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createESLint, RULE_OF_KIND } from './rules/eslintRunner.js';
+import { migrateFolder, sourceFiles } from './transforms/folderPipeline.js';
 import { runPipeline } from './transforms/pipeline.js';
 
 /**
@@ -12,8 +13,11 @@ import { runPipeline } from './transforms/pipeline.js';
 const fixtures = resolve(import.meta.dirname, '..', 'fixtures');
 const files = [
   ...readdirSync(join(fixtures, 'analysis', 'v2')).filter(f => f.endsWith('.ts')).map(f => join(fixtures, 'analysis', 'v2', f)),
-  ...readdirSync(fixtures).filter(d => d.startsWith('v2-') || d.startsWith('refuse-')).map(d => join(fixtures, d, 'input.ts')),
+  ...readdirSync(fixtures).filter(d => (d.startsWith('v2-') || d.startsWith('refuse-')) && existsSync(join(fixtures, d, 'input.ts'))).map(d => join(fixtures, d, 'input.ts')),
 ];
+/** Folder cases (a server in several modules): the lint of each file against the CLI's project run. */
+const folders = readdirSync(fixtures).filter(d => d.startsWith('v2-') && existsSync(join(fixtures, d, 'input', 'index.ts'))).map(d => join(fixtures, d, 'input'));
+const folderFiles = folders.flatMap(dir => sourceFiles(dir).map(f => join(dir, f)));
 const KIND_OF_RULE = Object.fromEntries(Object.entries(RULE_OF_KIND).map(([kind, rule]) => [rule, kind]));
 const STATUS_OF_MESSAGE: Record<string, string> = { migratable: 'migrated', migratableForReview: 'migrated-for-review', refused: 'refused' };
 
@@ -28,24 +32,25 @@ const byPosition = (a: Finding, b: Finding) => a.line - b.line || a.kind.localeC
 
 describe('lint and codemod agree on every v2 fixture', async () => {
   const eslint = await createESLint('eslint', { cwd: fixtures, typedRoot: fixtures });
-  const results = await eslint.lintFiles(files);
+  const results = await eslint.lintFiles([...files, ...folderFiles]);
+  const lintFindings = (file: string): Finding[] => results
+    .find(r => r.filePath === file)!
+    .messages.filter(m => m.ruleId && KIND_OF_RULE[m.ruleId])
+    .map(m => ({
+      line: m.line,
+      kind: KIND_OF_RULE[m.ruleId!]!,
+      status: STATUS_OF_MESSAGE[m.messageId!]!,
+      reason: m.messageId === 'refused' ? /cannot rewrite it \(([a-z-]+)\)/.exec(m.message)?.[1] : undefined,
+    }))
+    .sort(byPosition);
 
   it('lints every file', () => {
-    expect(results.map(r => r.filePath).sort()).toEqual([...files].sort());
+    expect(results.map(r => r.filePath).sort()).toEqual([...files, ...folderFiles].sort());
     expect(results.flatMap(r => r.messages.filter(m => m.fatal))).toEqual([]);
   });
 
   it.each(files.map(f => [f.slice(fixtures.length + 1), f]))('%s', (_name, file) => {
-    const lint: Finding[] = results
-      .find(r => r.filePath === file)!
-      .messages.filter(m => m.ruleId && KIND_OF_RULE[m.ruleId])
-      .map(m => ({
-        line: m.line,
-        kind: KIND_OF_RULE[m.ruleId!]!,
-        status: STATUS_OF_MESSAGE[m.messageId!]!,
-        reason: m.messageId === 'refused' ? /cannot rewrite it \(([a-z-]+)\)/.exec(m.message)?.[1] : undefined,
-      }))
-      .sort(byPosition);
+    const lint = lintFindings(file);
     const pipeline = runPipeline(file, readFileSync(file, 'utf8'));
     // Sites under an ignore comment are in the report (as ignored) and not in the lint output.
     const codemod: Finding[] = pipeline.sites
@@ -59,5 +64,19 @@ describe('lint and codemod agree on every v2 fixture', async () => {
       .filter(m => m.ruleId === 'mrtr-migrate/valid-ignore-comments').map(m => `${m.line} ${m.messageId}`);
     const codemodIgnores = pipeline.diagnostics.filter(d => d.code?.startsWith('mrtr/ignore-')).map(d => `${d.line} ${d.code!.slice('mrtr/ignore-'.length)}`);
     expect(lintIgnores.sort()).toEqual(codemodIgnores.sort());
+  });
+
+  it.each(folders.map(dir => [dir.slice(fixtures.length + 1), dir]))('%s/ (the files planned together)', async (_name, dir) => {
+    const run = await migrateFolder(dir);
+    let sites = 0;
+    for (const file of sourceFiles(dir)) {
+      const codemod: Finding[] = run.sites
+        .filter(s => s.file === file && s.status !== 'ignored')
+        .map(s => ({ line: s.line, kind: s.kind, status: s.status, reason: s.reason }))
+        .sort(byPosition);
+      sites += codemod.length;
+      expect(lintFindings(join(dir, file)), file).toEqual(codemod);
+    }
+    expect(sites).toBeGreaterThan(0);
   });
 });

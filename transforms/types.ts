@@ -20,6 +20,23 @@ export interface TransformContext {
   projectIndex: ProjectIndex;
   /** Working directory, for relative paths in reports. */
   cwd: string;
+  /**
+   * The CLI's plan of the project's files together: servers whose handlers are registered in other
+   * files than the one constructing them get one codec, in a generated module. Absent in a per-file
+   * run (jscodeshift, tests), where such handlers are refused as `server-not-found`.
+   */
+  shared?: SharedRequestState | undefined;
+}
+
+/** One requestState codec in a generated module, for servers whose handlers span files. */
+export interface SharedRequestState {
+  /** Absolute path of the module to generate. */
+  modulePath: string;
+  /** The server constructions (constructionKey) whose codec lives in the module. */
+  constructions: ReadonlySet<string>;
+  /** Filled by the rewrite: the files that import the module, and the optional helpers they use. */
+  importers: Set<string>;
+  uses: Set<'elicitAnswerOf' | 'elicitResultOf'>;
 }
 
 export interface TransformResult {

@@ -91,7 +91,8 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
   // Offsets are reported against ESLint's text; a program copy that differs (BOM, stale) cannot be used.
   if (program && typedFile && typedFile.text === text) {
     const index = projectIndex(program);
-    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn) });
+    // Files are planned together as the CLI plans them: a server built in another file can be wired.
+    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), crossFileServers: true });
   }
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   return analyzer.analyzeFile({ ts, sourceFile });

@@ -32,6 +32,12 @@ export interface AnalyzeOptions {
   program?: ts.Program | undefined;
   /** Calls of a function from other files of the program (the project index). */
   externalCallSites?: ((fn: ts.FunctionLikeDeclaration) => ts.CallExpression[]) | undefined;
+  /**
+   * Whether a server constructed in another source file of the program can have the codec wired:
+   * the CLI plans the files of a project together (and the lint rules agree with it); a per-file
+   * rewrite (jscodeshift) cannot edit the other file and refuses with `server-not-found`.
+   */
+  crossFileServers?: boolean | undefined;
 }
 
 /** Everything the rewrite needs about one question. */
@@ -87,6 +93,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   const { ts, sourceFile, program } = options;
   const checker = program?.getTypeChecker();
   const resolver = new SdkResolver(ts, sourceFile, checker, options.externalCallSites);
+  resolver.crossFileServers = options.crossFileServers === true;
   const handlers = discoverHandlers(ts, sourceFile, resolver);
   const index = handlerIndex(handlers);
   resolver.roles = {
@@ -451,20 +458,26 @@ function isConstantText(ts: TS, expr: ts.Expression): boolean {
 }
 
 /**
- * The codec is wired into the server's construction in this file. A server built in another file
- * (a module function given the server by its caller there) cannot be wired by a per-file rewrite,
- * and wiring only some of its constructions would leave the others without the verify hook.
+ * The codec is wired into every construction of the server. One in another file is wired there only
+ * when the files are planned together (the CLI, `crossFileServers`), and only in a source file of
+ * the project: not in a declaration file or a package.
  */
 function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict | undefined {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
-  const elsewhere = constructions.find(c => c.getSourceFile() !== handler.fn.getSourceFile());
-  if (elsewhere) {
-    const file = elsewhere.getSourceFile();
-    const where = `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(elsewhere.getStart()).line + 1}`;
-    return refuse('server-not-found', `the server this handler is registered on is constructed in another file (${where}), where its requestState codec would have to be wired; construct it in this file or migrate by hand.`);
+  const where = (c: ts.NewExpression): string => {
+    const file = c.getSourceFile();
+    return `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(c.getStart()).line + 1}`;
+  };
+  const elsewhere = constructions.filter(c => c.getSourceFile() !== handler.fn.getSourceFile());
+  const unwritable = elsewhere.find(c => c.getSourceFile().isDeclarationFile || /[\\/]node_modules[\\/]/.test(c.getSourceFile().fileName));
+  if (unwritable) {
+    return refuse('server-not-found', `the server this handler is registered on is constructed in ${where(unwritable)}, a declaration file or package, where its requestState codec cannot be wired; migrate by hand.`);
+  }
+  if (elsewhere.length > 0 && !resolver.crossFileServers) {
+    return refuse('server-not-found', `the server this handler is registered on is constructed in another file (${where(elsewhere[0]!)}), where its requestState codec would have to be wired; run mrtr-migrate on the project (it plans both files together) or migrate by hand.`);
   }
   if (constructions.length === 0) {
-    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file, so its requestState codec cannot be wired; construct it here or migrate by hand.');
+    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file or in a file that calls it, so its requestState codec cannot be wired; construct it where the handler can be traced to it or migrate by hand.');
   }
   return undefined;
 }

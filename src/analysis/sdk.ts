@@ -169,6 +169,9 @@ export class SdkResolver {
     this.imports = collectSdkImports(ts, sourceFile);
   }
 
+  /** Whether a server constructed in another file of the program can be wired (see AnalyzeOptions). */
+  crossFileServers = false;
+
   /** Forget resolutions made before handler roles were known. */
   resetMemo(): void {
     this.memo.clear();

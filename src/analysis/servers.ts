@@ -111,3 +111,31 @@ function assignmentsTo(ts: TS, scope: ts.Node, onRight: (right: ts.Expression) =
   visit(scope);
   return found;
 }
+
+/**
+ * A construction's identity across edits of its file: the file and its rank among the `new`
+ * expressions with the same callee text. The rewrite inserts and removes no server constructions,
+ * so the rank survives the edits the other stages make to the file.
+ */
+export function constructionKey(ts: TS, construction: ts.NewExpression): string {
+  const file = construction.getSourceFile();
+  const callee = construction.expression.getText(file);
+  return JSON.stringify([file.fileName, callee, sameCallee(ts, file, callee).indexOf(construction)]);
+}
+
+/** The construction a key names, in the file as it is now. */
+export function constructionOfKey(ts: TS, file: ts.SourceFile, key: string): ts.NewExpression | undefined {
+  const [fileName, callee, rank] = JSON.parse(key) as [string, string, number];
+  if (fileName !== file.fileName) return undefined;
+  return sameCallee(ts, file, callee)[rank];
+}
+
+function sameCallee(ts: TS, file: ts.SourceFile, callee: string): ts.NewExpression[] {
+  const found: ts.NewExpression[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node) && node.expression.getText(file) === callee) found.push(node);
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
+}

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ts, type SourceFile } from 'ts-morph';
+import { ts, type Project, type SourceFile } from 'ts-morph';
 import { ProjectIndex } from '../analysis/index.js';
 import { lineMapper } from '../report/diff.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, ServingEntryReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform, type TransformContext } from '../../transforms/index.js';
+import type { SharedRequestState } from '../../transforms/types.js';
 import { discoverSources } from './discover.js';
 import { MigrateError } from './errors.js';
 import { detectFormatter, shellQuote } from './formatter.js';
@@ -13,6 +14,7 @@ import { classify, createProject, readSource, syntaxError, type ReadFile } from 
 import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from './packageJson.js';
 import { detectProjectType, mentionsV1Sdk, requestHandlers, runSdkUpgrade } from './sdkUpgrade.js';
 import { sdkTypeFallback } from './sdkTypes.js';
+import { fileOfKey, moduleText, planSharedCodec, wiredText } from './sharedCodec.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
 import { findTsconfig, loadTsconfig } from './tsconfig.js';
 import { addedErrors, typeErrorsOf, type TypeError } from './typeCheck.js';
@@ -75,6 +77,10 @@ interface Entry {
   error: string | undefined;
   zodInjected: boolean;
   sites: SiteReport[];
+  /** The generated module of a shared codec: a new file, written only where no file is. */
+  created: boolean;
+  /** For a file wired with the shared codec without handlers of its own: its text before the wiring. */
+  beforeWiring: string | undefined;
 }
 
 /**
@@ -199,11 +205,16 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const sites: SiteReport[] = [];
   const alreadyMigrated: RunReport['alreadyMigrated'] = [];
   let index: { program: ts.Program; index: ProjectIndex } | undefined;
-  const contextFor = (): TransformContext => {
+  const indexOf = (): ProjectIndex => {
     const program = project.getProgram().compilerObject;
     if (!index || index.program !== program) index = { program, index: new ProjectIndex(ts as never, program as never) };
-    return { project, ts, projectIndex: index.index, cwd };
+    return index.index;
   };
+  // Servers whose handlers are registered in other files get one codec in a generated module (sharedCodec.ts).
+  const shared = planSharedCodec(ts as never, project.getProgram().compilerObject as never, indexOf(), live.map(e => e.read.path));
+  // Without one, the transforms still plan across files (and refuse nothing for it): nothing is shared.
+  const sharing = shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
+  const contextFor = (): TransformContext => ({ project, ts, projectIndex: indexOf(), cwd, shared: sharing });
   live.forEach((entry, i) => {
     progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
     const sourceFile = entry.sourceFile!;
@@ -238,6 +249,8 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     entry.changedBy.push(...changedBy);
   });
 
+  const group = shared && shared.importers.size > 0 ? wireSharedCodec(shared, project, entries, live, contextFiles, rel, diagnostics) : [];
+
   if (verify) {
     let pending = live.filter(e => !e.error && sourceTextOf(e) !== e.afterSdkUpgrade);
     for (let round = 0; round < 3 && pending.length > 0; round++) {
@@ -252,7 +265,15 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         entry.newTypeErrors = added.map(e => e.text);
         broken.push(entry);
       });
-      for (const entry of broken) rollBack(entry, diagnostics);
+      for (const entry of broken) if (!group.includes(entry)) rollBack(entry, diagnostics);
+      // The files of a shared codec go back together: handlers without their codec, or a server
+      // wired to a module that is not written, would not stand alone.
+      const groupBroken = broken.filter(e => group.includes(e));
+      if (groupBroken.length > 0) {
+        const first = groupBroken[0]!;
+        undoGroup(group, project, diagnostics, `the rewrite of ${first.rel} added ${first.newTypeErrors.length} type error(s) (${first.newTypeErrors[0] ?? ''}${first.newTypeErrors.length > 1 ? '; ...' : ''})`);
+        group.length = 0;
+      }
       if (broken.length === 0) break;
       pending = pending.filter(e => !e.rolledBack);
     }
@@ -292,11 +313,16 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
 
   // Write: only whole, verified files, atomically, each with its own line endings, BOM and shebang.
   // Between files the event loop runs, so an interruption (options.signal) stops before the next one.
-  const changed = live.filter(e => sourceTextOf(e) !== e.read.text);
+  // The generated module goes first: the files importing it must not be on disk without it.
+  const changed = live.filter(e => sourceTextOf(e) !== e.read.text).sort((a, b) => Number(b.created) - Number(a.created));
   const written: string[] = [];
   let interrupted: string | undefined;
   if (write) {
+    // The files sharing a codec are written all or none: check them all before writing any.
+    const groupProblem = group.length > 0 ? writeProblem(group.filter(e => changed.includes(e))) : undefined;
+    if (groupProblem) undoGroup(group, project, diagnostics, `${groupProblem}, so none of them was written`);
     for (const [i, entry] of changed.entries()) {
+      if (entry.sourceFile === undefined || sourceTextOf(entry) === entry.read.text) continue;
       if (options.signal?.aborted) {
         interrupted = abortReason(options.signal);
         const why = `not written: the run was interrupted (${interrupted}) before this file; it is unchanged, run mrtr-migrate again to migrate it.`;
@@ -308,12 +334,17 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       }
       progress({ phase: 'write', done: i, total: changed.length, file: entry.rel });
       try {
-        if (isReadOnly(entry.read.path)) throw new Error('the file is read-only; make it writable and run again');
-        if (readFileSync(entry.read.path, 'utf8') !== entry.read.raw) throw new Error('the file changed on disk during the run; run again');
+        if (entry.created) {
+          if (existsSync(entry.read.path)) throw new Error('a file of that name appeared during the run; run again');
+        } else {
+          if (isReadOnly(entry.read.path)) throw new Error('the file is read-only; make it writable and run again');
+          if (readFileSync(entry.read.path, 'utf8') !== entry.read.raw) throw new Error('the file changed on disk during the run; run again');
+        }
         writeFileAtomic(entry.read.path, restoreShape(sourceTextOf(entry), entry.shape));
         written.push(entry.read.path);
       } catch (error) {
         entry.error = `not written: ${errorText(error)}`;
+        if (entry.created) undoGroup(group, project, diagnostics, `the module ${entry.rel} could not be written (${errorText(error)})`);
         for (const site of entry.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', entry.error);
       }
       await new Promise<void>(resolve => setImmediate(resolve));
@@ -421,7 +452,90 @@ function newEntry(read: ReadFile, rel: string): Entry {
   return {
     read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
     baseline: undefined, v1Baseline: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
+    created: false, beforeWiring: undefined,
   };
+}
+
+/**
+ * After the rewrite: wire the shared codec into the server files that have no handlers of their own
+ * and add the generated module to the project. Returns the files that stand or fall together (the
+ * importers, the wired servers, the module); empty when the group could not be completed, and then
+ * the importers are back as they were.
+ */
+function wireSharedCodec(shared: SharedRequestState, project: Project, entries: Entry[], live: Entry[], contextFiles: ReadFile[], rel: (file: string) => string, diagnostics: Diagnostic[]): Entry[] {
+  const byPath = new Map(live.map(e => [path.resolve(e.read.path), e]));
+  // A server file with nothing to rewrite of its own was read for context only: it is rewritten now.
+  for (const read of contextFiles) {
+    const file = path.resolve(read.path);
+    if (byPath.has(file) || ![...shared.constructions].some(key => path.resolve(fileOfKey(key)) === file)) continue;
+    const entry = newEntry(read, rel(read.path));
+    entry.sourceFile = project.getSourceFile(read.path);
+    if (!entry.sourceFile) continue;
+    entries.push(entry);
+    live.push(entry);
+    byPath.set(file, entry);
+  }
+  const group = [...shared.importers].map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
+  const serverFiles = [...new Set([...shared.constructions].map(fileOfKey))].filter(file => !shared.importers.has(file));
+  const missing = serverFiles.filter(file => !byPath.get(path.resolve(file)) || byPath.get(path.resolve(file))!.error);
+  if (missing.length > 0 || group.length < shared.importers.size) {
+    const why = missing.length > 0
+      ? `its server is constructed in ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds both`
+      : 'another file of its server was not rewritten';
+    undoGroup(group, project, diagnostics, why);
+    return [];
+  }
+  for (const file of serverFiles) {
+    const entry = byPath.get(path.resolve(file))!;
+    entry.beforeWiring = sourceTextOf(entry);
+    entry.sourceFile!.replaceWithText(wiredText(ts as never, entry.sourceFile!.compilerNode as never, shared));
+    if (!entry.changedBy.includes('mrtr')) entry.changedBy.push('mrtr');
+    group.push(entry);
+  }
+  const module = newEntry({ path: shared.modulePath, raw: '', text: '', role: 'rewrite' }, rel(shared.modulePath));
+  module.created = true;
+  module.changedBy = ['mrtr'];
+  module.sourceFile = project.createSourceFile(shared.modulePath, moduleText(shared, sourceTextOf(group[0]!)), { overwrite: true });
+  entries.push(module);
+  live.push(module);
+  group.push(module);
+  return group;
+}
+
+/** Why a file of the group would not be written, or undefined when all can be. */
+function writeProblem(group: Entry[]): string | undefined {
+  for (const entry of group) {
+    if (entry.created && existsSync(entry.read.path)) return `${entry.rel} already exists`;
+    if (entry.created) continue;
+    if (isReadOnly(entry.read.path)) return `${entry.rel} is read-only`;
+    if (readFileSync(entry.read.path, 'utf8') !== entry.read.raw) return `${entry.rel} changed on disk during the run`;
+  }
+  return undefined;
+}
+
+/** Put every file of a shared codec back as it was before the rewrite, and say why once. */
+function undoGroup(group: Entry[], project: Project, diagnostics: Diagnostic[], why: string): void {
+  const files = group.filter(e => !e.created).map(e => e.rel);
+  diagnostics.push({
+    level: 'error', source: 'verify', code: 'verify/rolled-back', file: files[0], line: undefined,
+    message: `the files whose handlers share one requestState codec (${files.join(', ')}) were rolled back together: ${why}; migrate them by hand or report the case.`,
+  });
+  for (const entry of group) {
+    if (entry.created) {
+      project.removeSourceFile(entry.sourceFile!);
+      entry.sourceFile = undefined;
+      entry.changedBy = [];
+      entry.error = `not created: ${why}.`;
+      continue;
+    }
+    entry.sourceFile!.replaceWithText(entry.beforeWiring ?? entry.afterSdkUpgrade);
+    entry.rolledBack = true;
+    if (entry.beforeWiring === undefined) entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
+    else entry.changedBy = entry.changedBy.filter(id => id !== 'mrtr');
+    for (const site of entry.sites) {
+      if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the files sharing this server's requestState codec were rolled back together: ${why}.`);
+    }
+  }
 }
 
 function sourceTextOf(entry: Entry): string {

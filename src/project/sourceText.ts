@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -66,17 +66,18 @@ export function removePendingTemps(): void {
  * or a full disk never leaves a half-written source file. Keeps the file's permission bits.
  */
 export function writeFileAtomic(file: string, text: string): void {
-  const mode = statSync(file).mode & 0o7777;
+  // A new file (the generated codec module) gets the default mode under the umask.
+  const mode = existsSync(file) ? statSync(file).mode & 0o7777 : undefined;
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.mrtr-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
   let fd: number | undefined;
   pendingTemps.add(temp);
   try {
-    fd = openSync(temp, 'wx', mode);
+    fd = openSync(temp, 'wx', mode ?? 0o666);
     writeSync(fd, text, null, 'utf8');
     fsyncSync(fd);
     closeSync(fd);
     fd = undefined;
-    chmodSync(temp, mode);
+    if (mode !== undefined) chmodSync(temp, mode);
     renameSync(temp, file);
   } catch (error) {
     if (fd !== undefined) closeSync(fd);

@@ -491,7 +491,7 @@ describe('prefilter', () => {
 });
 
 describe('across files', () => {
-  it('with the project index, tools registered on a server built in another file are refused with that file, and helpers called from there are helpers', () => {
+  it('with the project index, tools registered on a server built in another file are refused with that file unless the files are planned together, and helpers called from there are helpers', () => {
     const files = ['v1/tools-module.ts', 'v1/tools-main.ts'].map(f => join(FIXTURES, f));
     const program = createFixtureProgram(files);
     const index = new ProjectIndex(ts, program);
@@ -505,6 +505,10 @@ describe('across files', () => {
     expect(withIndex.sites[1]!.context).toMatchObject({ type: 'helper', helperName: 'summarizeWith' });
     expect(hint(withIndex.sites[1]!)).toMatch(/summarizeWith\(\) is exported/);
     expect(withIndex.plans).toEqual([]);
+    // Planned with the other files (the CLI, typed lint), the codec can be wired there: the tool migrates.
+    const planned = analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn), crossFileServers: true });
+    expect(verdicts(planned)).toEqual(['11 migrate', '23 refuse:unsupported-construct']);
+    expect(planned.plans.map(p => p.constructions.map(c => c.getSourceFile().fileName.split('/').pop()))).toEqual([['tools-main.ts']]);
   });
 });
 

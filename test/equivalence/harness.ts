@@ -128,6 +128,11 @@ export function runnableCases(root = FIXTURES): FixtureCase[] {
 
 export function loadCase(dir: string): FixtureCase {
   const name = dir.split(/[\\/]/).pop()!;
+  // A folder case (a server in several modules): input/index.ts is its entry, output/ its rewrite.
+  if (existsSync(join(dir, 'input', 'index.ts'))) {
+    const output = join(dir, 'output', 'index.ts');
+    return { name, dir, input: join(dir, 'input', 'index.ts'), output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
+  }
   const input = join(dir, 'input.ts');
   if (!existsSync(input)) throw new Error(`${dir}: a runnable fixture needs input.ts next to scenario.json`);
   const output = join(dir, 'output.ts');

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { migrateFolder, sourceFiles } from './folderPipeline.js';
 import { runPipeline } from './pipeline.js';
 
 /**
@@ -33,5 +34,32 @@ describe.each(cases)('%s', name => {
 
   it('output.ts type-checks against @modelcontextprotocol/server', () => {
     expect(runPipeline(output, readFileSync(output, 'utf8')).typeErrors).toEqual([]);
+  });
+});
+
+/**
+ * Folder fixtures (fixtures/<case>/input/ → output/): a server in several modules, migrated by the
+ * CLI's project pipeline, which plans the files together. Each file of output/ is the rewrite of
+ * its file of input/ (or a module the rewrite adds); a second run on output/ changes nothing.
+ */
+const folders = readdirSync(root).filter(name => existsSync(join(root, name, 'input', 'index.ts')));
+
+describe.each(folders)('%s (folder)', name => {
+  const input = join(root, name, 'input');
+  const output = join(root, name, 'output');
+
+  it('rewrites input/ to output/', async () => {
+    expect(existsSync(output), `${output} is missing: run npx tsx scripts/update-fixtures.ts ${name}`).toBe(true);
+    const result = await migrateFolder(input);
+    expect(result.errors).toEqual([]);
+    expect([...result.files.keys()]).toEqual(sourceFiles(output));
+    for (const [file, text] of result.files) expect(text, file).toBe(readFileSync(join(output, file), 'utf8'));
+  });
+
+  it('is idempotent', async () => {
+    const again = await migrateFolder(output);
+    expect(again.errors).toEqual([]);
+    for (const [file, text] of again.files) expect(text, file).toBe(readFileSync(join(output, file), 'utf8'));
+    expect(again.sites.filter(s => s.status !== 'refused' && s.status !== 'ignored')).toEqual([]);
   });
 });

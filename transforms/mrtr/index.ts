@@ -4,7 +4,8 @@ import { analyzeFile, isIgnored, suppressionMessage, suppressionProblem, type Fi
 import { statementOf } from '../../src/analysis/flow.js';
 import type { Handler, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
-import type { Transform, TransformResult } from '../types.js';
+import { constructionKey } from '../../src/analysis/servers.js';
+import type { SharedRequestState, Transform, TransformResult } from '../types.js';
 import { moduleSupportEdits, type CodecNames } from './moduleSupport.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
@@ -29,6 +30,7 @@ export const mrtrTransform: Transform = {
       sourceFile: file,
       program: withProgram,
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
+      crossFileServers: context.shared !== undefined,
     });
     const analysis = analyze(compiled, program);
     const original = compiled.text;
@@ -51,7 +53,7 @@ export const mrtrTransform: Transform = {
       }
       printed = { sourceFile: loweredFile, analysis: again, checker: lowered.getTypeChecker() };
     }
-    const result = rewriteFile(ts, printed.sourceFile, printed.analysis, context.cwd, printed.checker);
+    const result = rewriteFile(ts, printed.sourceFile, printed.analysis, context.cwd, printed.checker, { shared: context.shared });
     const text = result.text ?? printed.sourceFile.text;
     if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
     const report = printed.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
@@ -74,7 +76,7 @@ export interface FileRewrite {
 }
 
 /** The per-file rewrite on plain TypeScript objects (shared by the CLI transform and the jscodeshift adapter). */
-export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker, options: { reportOnly?: boolean } = {}): FileRewrite {
+export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker, options: { reportOnly?: boolean; shared?: SharedRequestState | undefined } = {}): FileRewrite {
   const text = sourceFile.text;
   const newline = newlineOf(text);
   const unit = indentUnit(text);
@@ -120,6 +122,12 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const planned = new Set(analysis.plans.map(p => p.handler));
     edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));
     const all = [...rewrites.values()];
+    const shared = sharedCodec(ts, sourceFile, analysis.plans, options.shared);
+    if (shared) {
+      options.shared!.importers.add(sourceFile.fileName);
+      if (all.some(r => r.usesElicitAnswerOf)) options.shared!.uses.add('elicitAnswerOf');
+      if (all.some(r => r.usesElicitResultOf)) options.shared!.uses.add('elicitResultOf');
+    }
     edits.push(...moduleSupportEdits({
       ts, sourceFile, text, newline, unit,
       names: moduleNames,
@@ -131,8 +139,10 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       usesElicitAnswerOf: all.some(r => r.usesElicitAnswerOf),
       sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
       sdkTypes: new Set([...all.flatMap(r => [...r.sdkTypes]), ...helperTypes]),
-      constructions: [...constructions],
+      // Constructions in other files are wired by the CLI once the files are rewritten (wireSharedCodec).
+      constructions: [...constructions].filter(c => c.getSourceFile() === sourceFile),
       unusedImports: unusedAfterUrlRewrite(ts, sourceFile, analysis.plans),
+      shared,
     }));
   }
   edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
@@ -142,6 +152,34 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
   return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated, diagnostics: suppressionDiagnostics(analysis, cwd) };
+}
+
+/**
+ * Whether this file's handlers use the shared codec module: one of their servers is in the CLI's
+ * shared plan (then all of the file's handlers do, so the file has one codec). A handler whose server
+ * is constructed in another file is only planned when the files are planned together.
+ */
+function sharedCodec(ts: TS, sourceFile: ts.SourceFile, plans: HandlerPlan[], shared: SharedRequestState | undefined): { specifier: string } | undefined {
+  const keys = plans.flatMap(p => p.constructions.map(c => constructionKey(ts, c)));
+  if (!shared || !keys.some(k => shared.constructions.has(k))) {
+    const elsewhere = plans.flatMap(p => p.constructions).find(c => c.getSourceFile() !== sourceFile);
+    if (elsewhere) throw new Error(`a handler's server is constructed in ${elsewhere.getSourceFile().fileName}, which the plan of this run does not share`);
+    return undefined;
+  }
+  return { specifier: moduleSpecifier(ts, sourceFile, shared.modulePath) };
+}
+
+/** The relative specifier of `target` from `sourceFile`, with the extension its other relative imports use. */
+export function moduleSpecifier(ts: TS, sourceFile: ts.SourceFile, target: string): string {
+  let relative = path.relative(path.dirname(sourceFile.fileName), target).split(path.sep).join('/');
+  if (!relative.startsWith('.')) relative = `./${relative}`;
+  const stem = relative.replace(/\.[cm]?[jt]sx?$/, '');
+  const relativeImports = sourceFile.statements
+    .flatMap(s => ((ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier && ts.isStringLiteral(s.moduleSpecifier) ? [s.moduleSpecifier.text] : []))
+    .filter(spec => spec.startsWith('.'));
+  // The generated module is TypeScript: written as the file writes its own relative imports.
+  const style = relativeImports.length === 0 ? '.js' : (/\.[cm]?[jt]s$/.exec(relativeImports[0]!)?.[0] ?? '');
+  return style === '' ? stem : `${stem}${style === '.ts' ? '.ts' : '.js'}`;
 }
 
 /** `// mrtr-migrate-ignore` comments the user must fix: errors, so `--check` fails on them as the lint rule does. */

@@ -42,7 +42,28 @@ export interface ModuleSupportInput {
   constructions: ts.NewExpression[];
   /** SDK imports the rewrite left unused (`UrlElicitationRequiredError` once its throws are gone). */
   unusedImports?: Set<string>;
+  /**
+   * The codec lives in a generated module shared by the files of a server (see SharedRequestState):
+   * this file imports it from `specifier` instead of declaring it, and keeps its State types.
+   */
+  shared?: { specifier: string } | undefined;
 }
+
+/** The names the shared module exports (it is generated fresh, so they are free there). */
+export const SHARED_NAMES: ModuleNames & CodecNames = {
+  codec: 'requestStateCodec',
+  signed: 'signedRequestState',
+  replays: 'requestStateReplays',
+  nonces: 'usedRequestStates',
+  ttl: 'requestStateTtlSeconds',
+  elicitAnswerOf: 'elicitAnswerOf',
+  callDigest: 'requestStateCall',
+  assertState: 'assertStateFor',
+  elicitResultOf: 'elicitResultOf',
+  capabilitiesOf: 'clientCapabilitiesOf',
+  stateUnion: 'RequestState',
+  keyLoader: 'requestStateKey',
+};
 
 export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const { ts, sourceFile, newline: nl } = input;
@@ -50,26 +71,61 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const imports = sourceFile.statements.filter(ts.isImportDeclaration);
   const lastImport = imports[imports.length - 1];
   const insertAt = lastImport ? lastImport.getEnd() : 0;
+  const inline = input.withCodec && !input.shared;
 
   const values = new Set(input.sdkValues);
-  if (input.withCodec) values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
-  if (input.usesElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse');
+  if (inline) values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
+  if (inline && input.usesElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse');
   const types = new Set(input.sdkTypes);
-  if (input.withCodec) types.add('ServerContext');
-  if (input.usesElicitResultOf) types.add('InputResponseView').add('ElicitResult');
-  if (input.usesElicitAnswerOf) types.add('InputResponseView').add('InputRequest');
+  if (inline) types.add('ServerContext');
+  if (inline && input.usesElicitResultOf) types.add('InputResponseView').add('ElicitResult');
+  if (inline && input.usesElicitAnswerOf) types.add('InputResponseView').add('InputRequest');
   if (input.usesCapabilitiesOf) {
     values.add('CLIENT_CAPABILITIES_META_KEY');
     types.add('ClientCapabilities');
   }
-  edits.push(...importEdits(input, values, types, insertAt));
-
-  const block = input.withCodec ? codecBlock(input) : [];
+  const block = inline ? codecBlock(input) : input.withCodec ? sharedImportBlock(input) : [];
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
+  // Pushed after the block, a new import line lands before it at the same offset (applyEdits).
+  edits.push(...importEdits(input, values, types, insertAt));
 
   for (const construction of input.constructions) edits.push(...wiringEdits(input, construction));
   return edits;
+}
+
+/** A file of a server whose codec is shared: the import of the codec and helpers, and its handlers' State types. */
+function sharedImportBlock(input: ModuleSupportInput): string[] {
+  const { names } = input;
+  const used: Array<keyof ModuleNames> = ['codec', 'callDigest', 'assertState'];
+  if (input.usesElicitAnswerOf) used.push('elicitAnswerOf');
+  if (input.usesElicitResultOf) used.push('elicitResultOf');
+  const specifiers = used.map(key => (names[key] === SHARED_NAMES[key] ? names[key] : `${SHARED_NAMES[key]} as ${names[key]}`));
+  return [
+    `import { ${specifiers.join(', ')} } from '${input.shared!.specifier}';`,
+    '',
+    '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. The codec that',
+    `// signs it is shared by every file of the server (${input.shared!.specifier}); it is signed, not encrypted: no secrets.`,
+    ...input.stateTypes.flatMap((t, i) => [...(i > 0 ? [''] : []), ...t.split(input.newline)]),
+  ];
+}
+
+/** The generated module of a server whose handlers span files: one codec, exported with its helpers. */
+export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; newline: string; unit: string; quote: string }): string {
+  const values = ['ProtocolError', 'ProtocolErrorCode', 'createRequestStateCodec'];
+  const types = ['ServerContext'];
+  const usesElicitAnswerOf = options.uses.has('elicitAnswerOf');
+  const usesElicitResultOf = options.uses.has('elicitResultOf');
+  if (usesElicitAnswerOf) values.push('fromJsonSchema', 'inputResponse');
+  if (usesElicitAnswerOf || usesElicitResultOf) types.push('InputResponseView');
+  if (usesElicitAnswerOf) types.push('InputRequest');
+  if (usesElicitResultOf) types.push('ElicitResult');
+  const q = options.quote;
+  const lines = [
+    `import { ${[...values.sort(), ...[...new Set(types)].sort().map(t => `type ${t}`)].join(', ')} } from ${q}@modelcontextprotocol/server${q};`,
+    ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, true),
+  ];
+  return lines.join(options.newline) + options.newline;
 }
 
 /**
@@ -93,18 +149,28 @@ function capabilitiesBlock(input: ModuleSupportInput): string[] {
   ];
 }
 
-function codecBlock(input: ModuleSupportInput): string[] {
+type CodecInput = Pick<ModuleSupportInput, 'names' | 'unit' | 'newline' | 'usesElicitAnswerOf' | 'usesElicitResultOf' | 'stateTypes' | 'stateTypeNames'>;
+
+/** The codec and its helpers: declared in the file of the handlers, or exported from the shared module. */
+function codecBlock(input: CodecInput, shared = false): string[] {
   const { unit, names } = input;
   const u2 = unit + unit;
+  const exp = shared ? 'export ' : '';
   const block = [
     '',
-    '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. It is signed, not',
+    shared
+      ? '// requestState of the multi round-trip handlers of this server (SEP-2322), added by mrtr-migrate for the handlers'
+      : '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. It is signed, not',
+    ...(shared ? ['// in several files, which mint their state with this codec; the server verifies it. It is signed, not'] : []),
     '// encrypted: the client can read it, so it must carry no secrets. Every server instance that may receive',
     '// a retry needs the same MCP_REQUEST_STATE_KEY (at least 32 bytes); without it this process signs with a',
     '// random key, which only works while one process serves every round of a call (stdio). Each state is',
     `// accepted once: several instances must also share the record of used states (see ${names.replays}).`,
     ...input.stateTypes.flatMap(t => [...t.split(input.newline), '']),
-    `type ${names.stateUnion} = ${input.stateTypeNames.join(' | ')};`,
+    ...(shared ? [''] : []),
+    shared
+      ? `/** What every state has; each handler's own State type, in its file, says what it carries. */${input.newline}export type ${names.stateUnion} = { step: string; call: string; [carried: string]: unknown };`
+      : `type ${names.stateUnion} = ${input.stateTypeNames.join(' | ')};`,
     '',
     `const ${names.ttl} = 600;`,
     '',
@@ -117,7 +183,7 @@ function codecBlock(input: ModuleSupportInput): string[] {
     '});',
     '',
     '/** Mints each state with a fresh nonce and accepts each nonce once, so a replayed round cannot run its code again. */',
-    `const ${names.codec} = {`,
+    `${exp}const ${names.codec} = {`,
     `${unit}mint: (state: ${names.stateUnion}, ctx: ServerContext): Promise<string> => ${names.signed}.mint({ nonce: crypto.randomUUID(), state }, ctx),`,
     `${unit}verify: async (requestState: string, ctx: ServerContext): Promise<${names.stateUnion}> => {`,
     `${u2}const { nonce, state } = await ${names.signed}.verify(requestState, ctx);`,
@@ -162,7 +228,7 @@ function codecBlock(input: ModuleSupportInput): string[] {
     '}',
     '',
     '/** Digest of the tool / prompt / resource name and the arguments a requestState was minted for, keys sorted at every level. */',
-    `async function ${names.callDigest}(name: string, args: unknown): Promise<string> {`,
+    `${exp}async function ${names.callDigest}(name: string, args: unknown): Promise<string> {`,
     `${unit}const json = JSON.stringify([name, args], (_key, value: unknown) =>`,
     `${u2}value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : value);`,
     `${unit}const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(json)));`,
@@ -170,7 +236,7 @@ function codecBlock(input: ModuleSupportInput): string[] {
     '}',
     '',
     '/** State minted for another call (another tool, other arguments) must not resume this one. */',
-    `function ${names.assertState}(state: { call: string } | undefined, call: string): void {`,
+    `${exp}function ${names.assertState}(state: { call: string } | undefined, call: string): void {`,
     `${unit}if (state !== undefined && state.call !== call) {`,
     `${u2}throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');`,
     `${unit}}`,
@@ -183,7 +249,7 @@ function codecBlock(input: ModuleSupportInput): string[] {
       ' * This round\'s answer to an elicitation, as inputResponse() reads it. Accepted content is checked against the',
       ' * schema the question asked with, as elicitInput() checked it: content that does not match fails the call.',
       ' */',
-      `function ${names.elicitAnswerOf}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
+      `${exp}function ${names.elicitAnswerOf}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
       `${unit}const answer = inputResponse(responses, key);`,
       `${unit}if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined) return answer;`,
       `${unit}if (question.method !== 'elicitation/create' || !('requestedSchema' in question.params)) return answer;`,
@@ -204,7 +270,7 @@ function codecBlock(input: ModuleSupportInput): string[] {
     block.push(
       '',
       '/** An elicitation answer from this round\'s inputResponses, shaped like the result elicitInput() resolved with. */',
-      `function ${names.elicitResultOf}(answer: Extract<InputResponseView, { kind: 'elicit' }>): ElicitResult {`,
+      `${exp}function ${names.elicitResultOf}(answer: Extract<InputResponseView, { kind: 'elicit' }>): ElicitResult {`,
       `${unit}return answer.content === undefined`,
       `${u2}? { action: answer.action }`,
       `${u2}: { action: answer.action, content: answer.content as ElicitResult['content'] };`,
@@ -271,8 +337,24 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
   return [...edits, { start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
 }
 
+/**
+ * A server construction in a file without handlers of its own: wired with the shared module's codec,
+ * imported after the file's last import.
+ */
+export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructions: ts.NewExpression[], specifier: string): Edit[] {
+  const text = sourceFile.text;
+  const newline = text.includes('\r\n') ? '\r\n' : '\n';
+  const input = { ts, sourceFile, text, newline, names: SHARED_NAMES };
+  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+  const last = imports[imports.length - 1];
+  const quote = last?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const line = `import { ${SHARED_NAMES.codec} } from ${quote}${specifier}${quote};`;
+  const at = last ? last.getEnd() : 0;
+  return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...constructions.flatMap(c => wiringEdits(input, c))];
+}
+
 /** `new McpServer(info)` → `new McpServer(info, { requestState: { verify: codec.verify } })`, merging options. */
-function wiringEdits(input: ModuleSupportInput, construction: ts.NewExpression): Edit[] {
+function wiringEdits(input: Pick<ModuleSupportInput, 'ts' | 'sourceFile' | 'text' | 'newline' | 'names'>, construction: ts.NewExpression): Edit[] {
   const { ts, sourceFile, text } = input;
   const option = `requestState: { verify: ${input.names.codec}.verify }`;
   const args = construction.arguments ?? ts.factory.createNodeArray();

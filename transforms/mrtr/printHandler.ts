@@ -72,7 +72,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const body = fn.body as ts.Block;
   const locals = new LocalNames(ts, fn);
   for (const names of env.helperNames.values()) locals.reserve(names.request, names.result);
-  const sdkValues = new Set<string>(['inputRequired', 'inputResponse']);
+  const sdkValues = new Set<string>(['inputRequired']);
   const sdkTypes = new Set<string>();
   let usesElicitResultOf = false;
   let usesElicitAnswerOf = false;
@@ -387,7 +387,10 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     // up front when the answer is validated against it, else only where the question is asked again.
     const rebuilt = s.requestRebuilt ? s.questions.flatMap((q, i) => (validated(q) ? [gen.declare('const', n.request[i]!, requestOf(q.question))] : [])) : [];
     const statements: ts.Statement[] = [...taken, ...rebuilt, ...s.questions.map((q, i) => {
-      if (!validated(q)) return gen.declare('const', n.response[i]!, gen.call('inputResponse', [responses, gen.str(q.key)]));
+      if (!validated(q)) {
+        sdkValues.add('inputResponse');
+        return gen.declare('const', n.response[i]!, gen.call('inputResponse', [responses, gen.str(q.key)]));
+      }
       usesElicitAnswerOf = true;
       return gen.declare('const', n.response[i]!, gen.call(env.module.elicitAnswerOf, [responses, gen.str(q.key), askedWith(q, i)]));
     })];

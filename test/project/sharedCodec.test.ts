@@ -1,0 +1,95 @@
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/project/migrate.js';
+import { TRANSFORMS } from '../../transforms/index.js';
+import type { Transform } from '../../transforms/types.js';
+
+/**
+ * A server whose tools are registered from two modules (fixtures/v2-tools-across-files): the files
+ * are written together with the generated codec module, or none of them is.
+ */
+
+const REPO = resolve(import.meta.dirname, '..', '..');
+const FIXTURE = join(REPO, 'fixtures', 'v2-tools-across-files');
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A copy of the fixture's input/ in a temporary folder, with the repository's packages linked in. */
+function project(): string {
+  const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-shared-codec-'));
+  made.push(dir);
+  cpSync(join(FIXTURE, 'input'), dir, { recursive: true });
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
+  return dir;
+}
+
+const FILES = ['deploy.ts', 'effects.ts', 'index.ts', 'notes.ts'];
+const snapshot = (dir: string) => Object.fromEntries(FILES.map(f => [f, readFileSync(join(dir, f), 'utf8')]));
+
+describe('a server whose handlers span files', () => {
+  it('writes the handler files, the wired server file and the new codec module; a second run changes nothing', async () => {
+    const dir = project();
+    const report = await migrate({ cwd: dir, force: true });
+    expect(report.files.filter(f => f.written).map(f => f.file)).toEqual(['deploy.ts', 'index.ts', 'notes.ts', 'requestState.ts']);
+    for (const file of [...FILES, 'requestState.ts']) {
+      expect(readFileSync(join(dir, file), 'utf8'), file).toBe(readFileSync(join(FIXTURE, 'output', file), 'utf8'));
+    }
+    expect(report.files.find(f => f.file === 'requestState.ts')).toMatchObject({ before: '', changed: true, changedBy: ['mrtr'] });
+    const again = await migrate({ cwd: dir, force: true });
+    expect(again.files.filter(f => f.changed)).toEqual([]);
+    expect(again.sites).toEqual([]);
+  });
+
+  it('rolls back every file of the group, and creates no module, when one of them gains a type error', async () => {
+    const dir = project();
+    const before = snapshot(dir);
+    // Stands for a rewrite that breaks one file of the three: notes.ts gains an error after the rewrite.
+    const breakNotes: Transform = {
+      id: 'break-notes',
+      title: 'test: a type error in notes.ts',
+      apply(sourceFile) {
+        if (!sourceFile.getFilePath().endsWith('/notes.ts')) return { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
+        sourceFile.replaceWithText(`${sourceFile.getFullText()}\nexport const broken: number = 'not a number';\n`);
+        return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
+      },
+    };
+    const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breakNotes] });
+    expect(snapshot(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
+    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['deploy.ts:18 rolled-back', 'deploy.ts:31 rolled-back', 'notes.ts:13 rolled-back']);
+    const rolledBack = report.diagnostics.find(d => d.code === 'verify/rolled-back')!;
+    expect(rolledBack.message).toMatch(/^the files whose handlers share one requestState codec \(deploy\.ts, notes\.ts, index\.ts\) were rolled back together: the rewrite of notes\.ts added 1 type error\(s\) \(line \d+: TS2322/);
+  });
+
+  it('writes none of them when one cannot be written', async () => {
+    const dir = project();
+    const before = snapshot(dir);
+    chmodSync(join(dir, 'index.ts'), 0o444);
+    const report = await migrate({ cwd: dir, force: true });
+    expect(snapshot(dir)).toEqual(before);
+    expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
+    expect(report.files.filter(f => f.written)).toEqual([]);
+    expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/index\.ts is read-only, so none of them was written/);
+    expect(new Set(report.sites.map(s => s.status))).toEqual(new Set(['rolled-back']));
+  });
+
+  it('refuses when the server file is outside the paths given: only the markers are added', async () => {
+    const dir = project();
+    const before = snapshot(dir);
+    const report = await migrate({ cwd: dir, force: true, paths: ['deploy.ts', 'notes.ts'] });
+    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status} ${s.reason}`)).toEqual([
+      'deploy.ts:18 refused server-not-found', 'deploy.ts:31 refused server-not-found', 'notes.ts:13 refused server-not-found',
+    ]);
+    for (const file of ['deploy.ts', 'notes.ts']) {
+      const withoutMarkers = readFileSync(join(dir, file), 'utf8').split('\n').filter(line => !line.includes('// mrtr-migrate:')).join('\n');
+      expect(withoutMarkers, file).toBe(before[file]);
+    }
+    expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
+  });
+});
