@@ -21,8 +21,12 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
   let oldLine = 0;
   let newLine = 0;
   const out = [...after];
-  for (const change of changes) {
+  for (const [i, change] of changes.entries()) {
     const count = change.count ?? change.value.length;
+    const previous = changes[i - 1];
+    if (change.added && previous?.removed && (previous.count ?? previous.value.length) === count) {
+      restoreClosers(before.slice(oldLine - count, oldLine), newLine);
+    }
     if (change.added) newLine += count;
     else if (change.removed) oldLine += count;
     else {
@@ -32,6 +36,19 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
     }
   }
   return out.join(newline);
+
+  /**
+   * Lines the stage replaced one for one: a closing line it rewrote (`},` wrapped into `}),` when a
+   * raw shape becomes `z.object({...})`) keeps the indentation of the line it replaces.
+   */
+  function restoreClosers(old: string[], start: number): void {
+    const closer = /^[)\]}]+[,;]?$/;
+    old.forEach((was, i) => {
+      const now = after[start + i]!;
+      if (literal.has(start + i) || !closer.test(was.trim()) || !closer.test(now.trim())) return;
+      if (indent(now).length > indent(was).length) out[start + i] = indent(was) + now.trim();
+    });
+  }
 
   /**
    * A run of lines equal but for indentation: a line the stage indented deeper takes its old
@@ -49,8 +66,9 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
       for (let j = i + step; j >= 0 && j < old.length; j += step) if (extra[j] !== undefined) return extra[j];
       return undefined;
     };
+    // A line with a word on it is its own evidence; a lone brace needs a neighbour that moved alike.
     extra.forEach((moved, i) => {
-      if (moved && (neighbour(i, -1) === moved || neighbour(i, 1) === moved)) out[start + i] = old[i]!;
+      if (moved && (/\w/.test(old[i]!) || neighbour(i, -1) === moved || neighbour(i, 1) === moved)) out[start + i] = old[i]!;
     });
   }
 }

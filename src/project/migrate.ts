@@ -204,6 +204,8 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
 
   const sites: SiteReport[] = [];
   const alreadyMigrated: RunReport['alreadyMigrated'] = [];
+  // Counted before a shared codec's server file joins the entries and its module is added.
+  const filesParsed = entries.length + contextFiles.length;
   let index: { program: ts.Program; index: ProjectIndex } | undefined;
   const indexOf = (): ProjectIndex => {
     const program = project.getProgram().compilerObject;
@@ -430,7 +432,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     },
     tsconfig: tsconfig.file ? rel(tsconfig.file) : undefined,
     filesScanned: discovery.files.length,
-    filesParsed: entries.length + contextFiles.length,
+    filesParsed,
     files,
     sites: sites.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column),
     alreadyMigrated,

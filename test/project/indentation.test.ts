@@ -31,7 +31,32 @@ describe('indentation the v1-to-v2 stage only moved', () => {
     ));
   });
 
-  it('stays where a line moved alone, where it moved less deep, and on a text the stage did not touch', () => {
+  it('goes back for a raw shape wrapped into z.object({...}): its lines and its closing line', () => {
+    const shape = lines(
+      "server.registerTool('t', {",
+      '  inputSchema: {',
+      "    name: z.string().describe('Name'),",
+      '  },',
+      '}, handler);',
+    );
+    // As the official stage wraps the shape: the fields and the closer indented six spaces deeper.
+    const wrapped = lines(
+      "server.registerTool('t', {",
+      '  inputSchema: z.object({',
+      "          name: z.string().describe('Name'),",
+      '        }),',
+      '}, handler);',
+    );
+    expect(restoreIndentation('f.ts', shape, wrapped)).toBe(lines(
+      "server.registerTool('t', {",
+      '  inputSchema: z.object({',
+      "    name: z.string().describe('Name'),",
+      '  }),',
+      '}, handler);',
+    ));
+  });
+
+  it('stays where a lone brace moved, where it moved less deep, and on a text the stage did not touch', () => {
     const alone = lines('function f() {', '  if (a) {', '    g();', '  }', '}');
     expect(restoreIndentation('f.ts', alone, lines('function f() {', '  if (a) {', '    g();', '      }', '}'))).toBe(lines('function f() {', '  if (a) {', '    g();', '      }', '}'));
     expect(restoreIndentation('f.ts', lines('    a();', '    b();'), lines('  a();', '  b();'))).toBe(lines('  a();', '  b();'));
