@@ -21,12 +21,10 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
   let oldLine = 0;
   let newLine = 0;
   const out = [...after];
-  for (const [i, change] of changes.entries()) {
+  const added = new Set<number>();
+  for (const change of changes) {
     const count = change.count ?? change.value.length;
-    const previous = changes[i - 1];
-    if (change.added && previous?.removed && (previous.count ?? previous.value.length) === count) {
-      restoreClosers(before.slice(oldLine - count, oldLine), newLine);
-    }
+    if (change.added) for (let i = 0; i < count; i++) added.add(newLine + i);
     if (change.added) newLine += count;
     else if (change.removed) oldLine += count;
     else {
@@ -35,20 +33,14 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
       newLine += count;
     }
   }
-  return out.join(newline);
-
-  /**
-   * Lines the stage replaced one for one: a closing line it rewrote (`},` wrapped into `}),` when a
-   * raw shape becomes `z.object({...})`) keeps the indentation of the line it replaces.
-   */
-  function restoreClosers(old: string[], start: number): void {
-    const closer = /^[)\]}]+[,;]?$/;
-    old.forEach((was, i) => {
-      const now = after[start + i]!;
-      if (literal.has(start + i) || !closer.test(was.trim()) || !closer.test(now.trim())) return;
-      if (indent(now).length > indent(was).length) out[start + i] = indent(was) + now.trim();
-    });
+  // A raw shape the stage wrapped into `z.object({...})`: its new closing line (`}),`) lines up with
+  // the line the call starts on, as the `},` it replaced did.
+  for (const [open, close] of wrappedShapes(fileName, upgraded)) {
+    if (added.has(close) && /^[)\]}]+[,;]?$/.test(out[close]!.trim()) && indent(out[close]!).length > indent(out[open]!).length) {
+      out[close] = indent(out[open]!) + out[close]!.trim();
+    }
   }
+  return out.join(newline);
 
   /**
    * A run of lines equal but for indentation: a line the stage indented deeper takes its old
@@ -71,6 +63,22 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
       if (moved && (/\w/.test(old[i]!) || neighbour(i, -1) === moved || neighbour(i, 1) === moved)) out[start + i] = old[i]!;
     });
   }
+}
+
+/** `z.object({...})` calls over several lines: the lines (0-based) they start and end on. */
+function wrappedShapes(fileName: string, text: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const lineOf = (pos: number) => file.getLineAndCharacterOfPosition(pos).line;
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'object') {
+      const [start, end] = [lineOf(node.getStart(file)), lineOf(node.getEnd())];
+      if (end > start) found.push([start, end]);
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
 }
 
 /** Lines (0-based) that start inside a multi-line string or template literal. */

@@ -29,6 +29,24 @@ export interface SdkStageResult {
 
 export { mentionsV1Sdk } from './prefilter.js';
 
+/**
+ * The official stage writes the module specifiers it rewrites in double quotes. In a file whose
+ * imports all used single quotes, they get single quotes back, so the import lines read as the
+ * file's other lines do.
+ */
+function requoteModuleSpecifiers(sourceFile: SourceFile, original: string): void {
+  const specifiers = [...original.matchAll(/^\s*(?:import|export)\b[^;'"]*?\bfrom\s+(['"])/gm)].map(m => m[1]);
+  if (specifiers.length === 0 || specifiers.some(q => q !== "'")) return;
+  const edits: Edit[] = [];
+  for (const statement of sourceFile.getStatements()) {
+    if (!Node.isImportDeclaration(statement) && !Node.isExportDeclaration(statement)) continue;
+    const literal = statement.getModuleSpecifier();
+    if (!literal || !literal.getText().startsWith('"') || literal.getLiteralText().includes("'")) continue;
+    edits.push({ start: literal.getStart(), end: literal.getEnd(), text: `'${literal.getLiteralText()}'` });
+  }
+  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
+}
+
 /** Client, server or both, from the manifest's v2 dependencies, else from the v1 import paths. */
 export function detectProjectType(dependencies: Set<string>, texts: Iterable<string>): ProjectType {
   const hasClient = dependencies.has('@modelcontextprotocol/client');
@@ -93,6 +111,7 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   // Whitespace at line starts only: the lines (and the diagnostics' line numbers) stay where they are.
   const reindented = restoreIndentation(sourceFile.getFilePath(), original, sourceFile.getFullText());
   if (reindented !== sourceFile.getFullText()) sourceFile.replaceWithText(reindented);
+  requoteModuleSpecifiers(sourceFile, original);
   return {
     changed: sourceFile.getFullText() !== original,
     zodInjected: found.some(d => d.tag === 'zod-injected'),

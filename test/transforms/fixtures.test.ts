@@ -52,7 +52,7 @@ describe.each(folders)('%s (folder)', name => {
     expect(existsSync(output), `${output} is missing: run npx tsx scripts/update-fixtures.ts ${name}`).toBe(true);
     const result = await migrateFolder(input);
     expect(result.errors).toEqual([]);
-    expect([...result.files.keys()]).toEqual(sourceFiles(output));
+    expect([...result.files.keys()].sort()).toEqual(sourceFiles(output));
     for (const [file, text] of result.files) expect(text, file).toBe(readFileSync(join(output, file), 'utf8'));
   });
 
