@@ -60,7 +60,7 @@ const MRTR_HYGIENE_RULES = new Set([
   'mrtr-migrate/no-unvalidated-input-responses',
   'mrtr-migrate/no-secrets-in-request-state',
 ]);
-const outputs = fg.sync('fixtures/*/output.ts', { cwd: ROOT, absolute: true }).sort();
+const outputs = fg.sync(['fixtures/*/output.ts', 'fixtures/*/output/*.ts'], { cwd: ROOT, absolute: true }).sort();
 
 describe.skipIf(outputs.length === 0)('codemod outputs linted with the strict config', () => {
   it('break none of the MRTR hygiene rules', async () => {

@@ -45,8 +45,18 @@ export function register(server: McpServer, codec: RequestStateCodec<{ step: str
   server.registerTool('delete', {}, async (ctx) => inputRequired({ requestState: await codec.mint({ step: 'confirm' }, ctx) }));
 }`;
 
+/** The layout mrtr-migrate generates when a server's tools live in other files: the codec is imported from the project. */
+const importedCodec = `import { inputRequired, type McpServer } from '@modelcontextprotocol/server';
+import { requestStateCodec } from './requestState.js';
+export function register(server: McpServer) {
+  server.registerTool('delete', {}, async (ctx) => inputRequired({ requestState: await requestStateCodec.mint({ step: 'confirm' }, ctx) }));
+}`;
+/** The same from a package: not a module of the project, so nothing says where it is verified. */
+const packageCodec = importedCodec.replace("'./requestState.js'", "'some-codec-package'");
+
 ruleTester.run('require-request-state-integrity', rule, {
   valid: [
+    importedCodec,
     toolReturning('await codec.mint({ step: "confirm" }, ctx)'),
     toolReturning('state', 'const state = await codec.mint({ step: "confirm" }, ctx);\n  '),
     // Shorthand property, minted by a codec stored on a class.
@@ -82,6 +92,7 @@ export const r = inputRequired({ requestState: JSON.stringify({ a: 1 }) });`,
     { code: mintedNoVerify, errors: [{ messageId: 'serverWithoutVerify', ...at(mintedNoVerify, 'new McpServer') }] },
     { code: lowLevelNoVerify, errors: [{ messageId: 'serverWithoutVerify', ...at(lowLevelNoVerify, 'new Server') }] },
     { code: handlersOnly, errors: [{ messageId: 'noVerifiedServer', ...at(handlersOnly, 'requestState:') }] },
+    { code: packageCodec, errors: [{ messageId: 'noVerifiedServer', ...at(packageCodec, 'requestState:') }] },
   ],
 });
 
