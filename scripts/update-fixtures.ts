@@ -26,10 +26,11 @@ for (const name of readdirSync(root)) {
     console.log(`${name}: ${statuses}${result.errors.length ? `\n  ERRORS:\n  ${result.errors.join('\n  ')}` : ''}`);
     continue;
   }
-  const input = join(root, name, 'input.ts');
-  if (!existsSync(input) || (only.length > 0 && !only.includes(name))) continue;
+  const extension = ['.ts', '.mjs', '.cjs', '.js'].find(ext => existsSync(join(root, name, `input${ext}`)));
+  if (!extension || (only.length > 0 && !only.includes(name))) continue;
+  const input = join(root, name, `input${extension}`);
   const result = runPipeline(input, readFileSync(input, 'utf8'));
-  writeFileSync(join(root, name, 'output.ts'), result.text);
+  writeFileSync(join(root, name, `output${extension}`), result.text);
   const statuses = result.sites.map(s => `${s.line}:${s.status}${s.reason ? `(${s.reason})` : ''}`).join(' ');
   console.log(`${name}: ${statuses}${result.typeErrors.length ? `\n  TYPE ERRORS:\n  ${result.typeErrors.join('\n  ')}` : ''}`);
 }

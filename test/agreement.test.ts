@@ -13,7 +13,8 @@ import { runPipeline } from './transforms/pipeline.js';
 const fixtures = resolve(import.meta.dirname, '..', 'fixtures');
 const files = [
   ...readdirSync(join(fixtures, 'analysis', 'v2')).filter(f => f.endsWith('.ts')).map(f => join(fixtures, 'analysis', 'v2', f)),
-  ...readdirSync(fixtures).filter(d => (d.startsWith('v2-') || d.startsWith('refuse-')) && existsSync(join(fixtures, d, 'input.ts'))).map(d => join(fixtures, d, 'input.ts')),
+  ...readdirSync(fixtures).filter(d => d.startsWith('v2-') || d.startsWith('refuse-')).flatMap(d =>
+    ['input.ts', 'input.mjs', 'input.cjs'].map(f => join(fixtures, d, f)).filter(f => existsSync(f))),
 ];
 /** Folder cases (a server in several modules): the lint of each file against the CLI's project run. */
 const folders = readdirSync(fixtures).filter(d => d.startsWith('v2-') && existsSync(join(fixtures, d, 'input', 'index.ts'))).map(d => join(fixtures, d, 'input'));

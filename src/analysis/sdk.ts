@@ -121,7 +121,7 @@ export function collectSdkImports(ts: TS, sourceFile: ts.SourceFile): Map<string
   return imports;
 }
 
-function requiredModule(ts: TS, expr: ts.Expression): string | undefined {
+export function requiredModule(ts: TS, expr: ts.Expression): string | undefined {
   let e = skipOuter(ts, expr);
   if (ts.isAwaitExpression(e)) e = skipOuter(ts, e.expression);
   if (ts.isCallExpression(e) && e.arguments.length === 1) {

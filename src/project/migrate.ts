@@ -15,6 +15,7 @@ import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type Manif
 import { detectProjectType, mentionsV1Sdk, requestHandlers, runSdkUpgrade } from './sdkUpgrade.js';
 import { sdkTypeFallback } from './sdkTypes.js';
 import { fileOfKey, moduleText, planSharedCodec, wiredText } from './sharedCodec.js';
+import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
 import { findTsconfig, loadTsconfig } from './tsconfig.js';
 import { addedErrors, typeErrorsOf, type TypeError } from './typeCheck.js';
@@ -480,8 +481,11 @@ function wireSharedCodec(shared: SharedRequestState, project: Project, entries: 
   const group = [...shared.importers].map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
   const serverFiles = [...new Set([...shared.constructions].map(fileOfKey))].filter(file => !shared.importers.has(file));
   const missing = serverFiles.filter(file => !byPath.get(path.resolve(file)) || byPath.get(path.resolve(file))!.error);
-  if (missing.length > 0 || group.length < shared.importers.size) {
-    const why = missing.length > 0
+  const javascript = [...shared.importers, ...serverFiles].filter(isJavaScriptFile);
+  if (missing.length > 0 || group.length < shared.importers.size || javascript.length > 0) {
+    const why = javascript.length > 0
+      ? `${javascript.map(rel).join(', ')} ${javascript.length === 1 ? 'is' : 'are'} JavaScript, and a codec shared by several modules is generated as TypeScript only; migrate this server by hand or convert it`
+      : missing.length > 0
       ? `its server is constructed in ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds both`
       : 'another file of its server was not rewritten';
     undoGroup(group, project, diagnostics, why);

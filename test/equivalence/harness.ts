@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -118,6 +119,9 @@ export interface FixtureCase {
 // Loading
 
 /** Every fixtures/<case>/ that has a scenario.json, sorted by name. */
+/** The extensions of a fixture's input file: TypeScript, or a JavaScript server. */
+export const FIXTURE_EXTENSIONS = ['.ts', '.mjs', '.cjs', '.js'] as const;
+
 export function runnableCases(root = FIXTURES): FixtureCase[] {
   return readdirSync(root, { withFileTypes: true })
     .filter(entry => entry.isDirectory() && existsSync(join(root, entry.name, 'scenario.json')))
@@ -133,9 +137,11 @@ export function loadCase(dir: string): FixtureCase {
     const output = join(dir, 'output', 'index.ts');
     return { name, dir, input: join(dir, 'input', 'index.ts'), output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
   }
-  const input = join(dir, 'input.ts');
-  if (!existsSync(input)) throw new Error(`${dir}: a runnable fixture needs input.ts next to scenario.json`);
-  const output = join(dir, 'output.ts');
+  // input.ts, or input.mjs / input.cjs / input.js for a JavaScript server; output.* has the same extension.
+  const extension = FIXTURE_EXTENSIONS.find(ext => existsSync(join(dir, `input${ext}`)));
+  if (!extension) throw new Error(`${dir}: a runnable fixture needs input.ts (or input.mjs, input.cjs, input.js) next to scenario.json`);
+  const input = join(dir, `input${extension}`);
+  const output = join(dir, `output${extension}`);
   return { name, dir, input, output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
 }
 
@@ -531,6 +537,25 @@ function effectDelta(before: Record<string, number>, after: Record<string, numbe
   return delta;
 }
 
+/**
+ * A v2 server: from the ES build of @modelcontextprotocol/server, or from its CommonJS build, which a
+ * CommonJS fixture `require`s (another copy of the classes, so instanceof alone cannot tell).
+ */
+function isV2Server(server: unknown): server is McpServer | Server {
+  if (server instanceof McpServer || server instanceof Server) return true;
+  const name = (server as { constructor?: { name?: string } } | null)?.constructor?.name;
+  return (name === 'McpServer' || name === 'Server') && cjsServer !== undefined &&
+    (server instanceof (cjsServer.McpServer as never) || server instanceof (cjsServer.Server as never));
+}
+const requireCjs = createRequire(import.meta.url);
+const cjsServer = requireCjs('@modelcontextprotocol/server') as { McpServer: unknown; Server: unknown; createMcpHandler: typeof createMcpHandler };
+
+/** The serving entry points of the SDK build a fixture loads: a CommonJS fixture's server only works with the CommonJS build's. */
+function servingFor(file: string): { createMcpHandler: typeof createMcpHandler; serveStdio: typeof serveStdio } {
+  if (!file.endsWith('.cjs')) return { createMcpHandler, serveStdio };
+  return { createMcpHandler: cjsServer.createMcpHandler, serveStdio: (requireCjs('@modelcontextprotocol/server/stdio') as { serveStdio: typeof serveStdio }).serveStdio };
+}
+
 /** The original push-style module on the era it was written for. */
 export async function runLegacy(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
@@ -539,7 +564,7 @@ export async function runLegacy(file: string, scenario: Scenario): Promise<Trans
   return play(async capabilities => {
     const server = module.createServer();
     if (server instanceof V1McpServer || server instanceof V1Server) return v1Session(server, capabilities, script);
-    if (server instanceof McpServer || server instanceof Server) return v2InMemorySession(server, capabilities, script);
+    if (isV2Server(server)) return v2InMemorySession(server, capabilities, script);
     throw new Error(`${file}: createServer() must return an McpServer or Server from @modelcontextprotocol/server or @modelcontextprotocol/sdk`);
   }, module, scenario, script, 'legacy');
 }
@@ -548,9 +573,9 @@ export async function runLegacy(file: string, scenario: Scenario): Promise<Trans
 export async function runModern(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
   const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
-  const handler = createMcpHandler(() => {
+  const handler = servingFor(file).createMcpHandler(() => {
     const server = module.createServer();
-    if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+    if (!(isV2Server(server))) throw notV2(file);
     return server;
   });
   try {
@@ -579,9 +604,9 @@ export async function runStdio(file: string, scenario: Scenario): Promise<Transc
   try {
     return await play(async capabilities => {
       const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-      handles.push(serveStdio(() => {
+      handles.push(servingFor(file).serveStdio(() => {
         const server = module.createServer();
-        if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+        if (!(isV2Server(server))) throw notV2(file);
         return server;
       }, { transport: serverTransport, legacy: 'reject' }));
       const client = v2Client(capabilities, script, true);
@@ -599,7 +624,7 @@ export async function runShim(file: string, scenario: Scenario): Promise<Transcr
   const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   return play(async capabilities => {
     const server = module.createServer();
-    if (!(server instanceof McpServer || server instanceof Server)) throw notV2(file);
+    if (!(isV2Server(server))) throw notV2(file);
     return v2InMemorySession(server, capabilities, script);
   }, module, scenario, script, 'legacy');
 }

@@ -10,15 +10,17 @@ import { runPipeline } from './pipeline.js';
  */
 
 const root = resolve(import.meta.dirname, '..', '..', 'fixtures');
-const cases = readdirSync(root).filter(name => existsSync(join(root, name, 'input.ts')));
+/** input.ts, or input.mjs / .cjs / .js for a JavaScript server (its output has the same extension). */
+const extensionOf = (name: string) => ['.ts', '.mjs', '.cjs', '.js'].find(ext => existsSync(join(root, name, `input${ext}`)));
+const cases = readdirSync(root).filter(name => extensionOf(name) !== undefined);
 
 it('has fixture pairs', () => {
   expect(cases.length).toBeGreaterThanOrEqual(12);
 });
 
 describe.each(cases)('%s', name => {
-  const input = join(root, name, 'input.ts');
-  const output = join(root, name, 'output.ts');
+  const input = join(root, name, `input${extensionOf(name)}`);
+  const output = join(root, name, `output${extensionOf(name)}`);
 
   it('rewrites input.ts to output.ts', () => {
     expect(existsSync(output), `${output} is missing: run npx tsx scripts/update-fixtures.ts ${name}`).toBe(true);
@@ -32,7 +34,7 @@ describe.each(cases)('%s', name => {
     expect(again.sites.filter(s => s.status !== 'refused' && s.status !== 'ignored')).toEqual([]);
   });
 
-  it('output.ts type-checks against @modelcontextprotocol/server', () => {
+  it('output.ts type-checks against @modelcontextprotocol/server (a JavaScript output: has no TypeScript syntax left)', () => {
     expect(runPipeline(output, readFileSync(output, 'utf8')).typeErrors).toEqual([]);
   });
 });

@@ -21,6 +21,8 @@ export const COMPILER_OPTIONS = {
   target: ts.ScriptTarget.ES2022,
   skipLibCheck: true,
   noEmit: true,
+  // JavaScript fixtures load as the CLI loads them (src/project/tsconfig.ts forces allowJs).
+  allowJs: true,
   types: ['node'],
 };
 

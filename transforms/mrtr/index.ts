@@ -6,7 +6,9 @@ import type { Handler, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { constructionKey } from '../../src/analysis/servers.js';
 import type { SharedRequestState, Transform, TransformResult } from '../types.js';
-import { moduleSupportEdits, type CodecNames } from './moduleSupport.js';
+import { eraseTypes } from './eraseTypes.js';
+import { moduleSupportEdits, SUPPORT_TYPES, type CodecNames } from './moduleSupport.js';
+import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
@@ -151,7 +153,13 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   const alreadyMigrated = analysis.handlers
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
-  return { text: edits.length > 0 ? applyEdits(text, edits) : undefined, sites, alreadyMigrated, diagnostics: suppressionDiagnostics(analysis, cwd) };
+  let rewritten = edits.length > 0 ? applyEdits(text, edits) : undefined;
+  // JavaScript: the generated code loses its types again (JSDoc for the State types and state reads).
+  if (rewritten !== undefined && isJavaScriptFile(sourceFile.fileName)) {
+    const sdkTypes = [...rewrites.values()].flatMap(r => [...r.sdkTypes]);
+    rewritten = eraseTypes(ts, sourceFile.fileName, rewritten, [...sdkTypes, ...SUPPORT_TYPES]);
+  }
+  return { text: rewritten, sites, alreadyMigrated, diagnostics: suppressionDiagnostics(analysis, cwd) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import type { TS } from '../../src/analysis/types.js';
-import { skipOuter } from '../../src/analysis/sdk.js';
+import { requiredModule, skipOuter } from '../../src/analysis/sdk.js';
+import { serverRequire } from '../../src/analysis/moduleFormat.js';
 import type { ModuleNames } from './rewriteHandler.js';
 import { indentAt, type Edit } from './text.js';
 
@@ -49,6 +50,9 @@ export interface ModuleSupportInput {
   shared?: { specifier: string } | undefined;
 }
 
+/** SDK types the support code names (besides those of the rewritten handlers). */
+export const SUPPORT_TYPES = ['ServerContext', 'InputResponseView', 'ElicitResult', 'InputRequest', 'ClientCapabilities'];
+
 /** The names the shared module exports (it is generated fresh, so they are free there). */
 export const SHARED_NAMES: ModuleNames & CodecNames = {
   codec: 'requestStateCodec',
@@ -68,7 +72,8 @@ export const SHARED_NAMES: ModuleNames & CodecNames = {
 export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const { ts, sourceFile, newline: nl } = input;
   const edits: Edit[] = [];
-  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+  // After the imports (or, in a CommonJS module, the top-level requires).
+  const imports = sourceFile.statements.filter(s => ts.isImportDeclaration(s) || (ts.isVariableStatement(s) && s.declarationList.declarations.some(d => d.initializer && requiredModule(ts, d.initializer))));
   const lastImport = imports[imports.length - 1];
   const insertAt = lastImport ? lastImport.getEnd() : 0;
   const inline = input.withCodec && !input.shared;
@@ -288,6 +293,8 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === '@modelcontextprotocol/server';
   const existing = sourceFile.statements.find((s): s is ts.ImportDeclaration =>
     isServerImport(s) && !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
+  const required = existing || sourceFile.statements.some(isServerImport) ? undefined : serverRequire(ts, sourceFile);
+  if (required) return requireEdits(sourceFile, required, values);
   const imported = new Set<string>();
   for (const s of sourceFile.statements) {
     if (!isServerImport(s)) continue;
@@ -351,6 +358,19 @@ export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructio
   const line = `import { ${SHARED_NAMES.codec} } from ${quote}${specifier}${quote};`;
   const at = last ? last.getEnd() : 0;
   return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...constructions.flatMap(c => wiringEdits(input, c))];
+}
+
+/**
+ * A CommonJS module: the values go into its `const { ... } = require('@modelcontextprotocol/server')`.
+ * Types are not imported; in a JavaScript file they appear only in JSDoc, as `import('...').Name`.
+ */
+function requireEdits(sourceFile: ts.SourceFile, pattern: ts.ObjectBindingPattern, values: Set<string>): Edit[] {
+  const present = new Set(pattern.elements.map(e => e.name.getText(sourceFile)));
+  const missing = [...values].filter(v => !present.has(v)).sort();
+  if (missing.length === 0) return [];
+  const last = pattern.elements[pattern.elements.length - 1];
+  if (!last) return [{ start: pattern.getStart(sourceFile), end: pattern.getEnd(), text: `{ ${missing.join(', ')} }` }];
+  return [{ start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
 }
 
 /** `new McpServer(info)` → `new McpServer(info, { requestState: { verify: codec.verify } })`, merging options. */
