@@ -145,3 +145,28 @@ describe('an asking helper called on a receiver', () => {
     }
   });
 });
+
+describe('a sampling answer', () => {
+  const asking = (params: string, read: string) => runPipeline(file, [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    "export const server = new McpServer({ name: 'n', version: '1' });",
+    "server.registerTool('go', {}, async () => {",
+    `  const reply = await server.server.createMessage(${params});`,
+    `  return { content: [{ type: 'text', text: ${read} }] };`,
+    '});',
+  ].join('\n'));
+  const MESSAGES = "messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5";
+
+  it('is typed as the variant the push call\'s overload promised: without tools a single content block, with tools the tool-use result', () => {
+    const plain = asking(`{ ${MESSAGES} }`, "reply.content.type === 'text' ? reply.content.text : ''");
+    expect(plain.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(plain.text).toContain('const reply = replyResponse.result as CreateMessageResult;');
+    expect(plain.typeErrors).toEqual([]);
+
+    const tools = asking(`{ ${MESSAGES}, tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] }`,
+      "Array.isArray(reply.content) ? String(reply.content.length) : reply.content.type");
+    expect(tools.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(tools.text).toContain('const reply = replyResponse.result as CreateMessageResultWithTools;');
+    expect(tools.typeErrors).toEqual([]);
+  });
+});
