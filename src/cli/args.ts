@@ -42,6 +42,10 @@ Options:
   -h, --help              show this help
   -v, --version           show the version
 
+  mrtr-migrate merge-reports <report.json ...> [--output <file>] [--root <folder>]
+                          merge the --format json reports of several runs (one per
+                          package of a monorepo) into one; see merge-reports --help
+
 Exit codes: 0 the run completed; 1 with --check when anything is left to migrate
 or refused; 2 the run could not be done, or with --check the tsconfig cannot be
 read as written (the cause is printed on one line); 130 / 143 interrupted by

@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { MigrateError } from '../project/errors.js';
 import { installCommand, shellQuote } from '../project/formatter.js';
@@ -8,6 +9,7 @@ import { toolVersion } from '../project/version.js';
 import { REPORT_JSON_SCHEMA, renderJson } from '../report/json.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
+import { mergeJsonReports } from '../report/merge.js';
 import type { RunReport } from '../report/model.js';
 import { renderSarif } from '../report/sarif.js';
 import { summarize } from '../report/summary.js';
@@ -28,6 +30,7 @@ export const EXIT = { ok: 0, leftToMigrate: 1, failed: 2, interrupted: 130, term
 
 /** The CLI as a function: arguments in, exit code out; everything printed goes through `io`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'merge-reports') return mergeReportsCommand(argv.slice(1), io);
   let args: CliArgs;
   try {
     args = parseCliArgs(argv);
@@ -127,6 +130,60 @@ function interruptions(): { signal: AbortSignal; arm(): void; disarm(): void } {
     },
   };
 }
+
+/**
+ * `mrtr-migrate merge-reports <report.json ...> [--output <file>] [--root <folder>]`: the JSON reports
+ * of several runs (a monorepo's packages) as one, on stdout or in --output. Exit 1 when any run left
+ * something to migrate, as --check would, so a CI step can gate on the merged report.
+ */
+function mergeReportsCommand(argv: string[], io: CliIo): number {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: { output: { type: 'string', short: 'o' }, root: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) {
+      io.stdout.write(MERGE_USAGE);
+      return EXIT.ok;
+    }
+    if (positionals.length === 0) throw new MigrateError(`merge-reports needs the JSON reports to merge.\n${MERGE_USAGE}`);
+    const inputs = positionals.map(file => {
+      const full = path.resolve(io.cwd, file);
+      let text: string;
+      try {
+        text = readFileSync(full, 'utf8');
+      } catch (error) {
+        throw new MigrateError(`${file} cannot be read (${error instanceof Error ? error.message : String(error)}).`);
+      }
+      try {
+        return { source: file, report: JSON.parse(text) as unknown };
+      } catch {
+        throw new MigrateError(`${file} is not JSON; merge-reports takes the reports of --format json.`);
+      }
+    });
+    const merged = mergeJsonReports(inputs, path.resolve(io.cwd, values.root ?? '.'));
+    const text = JSON.stringify(merged, null, 2) + '\n';
+    if (values.output) {
+      const out = path.resolve(io.cwd, values.output);
+      mkdirSync(path.dirname(out), { recursive: true });
+      writeFileSync(out, text);
+    } else {
+      io.stdout.write(text);
+    }
+    return merged.summary.leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
+  } catch (error) {
+    if (error instanceof TypeError && 'code' in error) return fail(io, new MigrateError(`${error.message.replace(/\.$/, '')}; see mrtr-migrate merge-reports --help.`));
+    return fail(io, error);
+  }
+}
+
+const MERGE_USAGE = `Usage: mrtr-migrate merge-reports <report.json ...> [--output <file>] [--root <folder>]
+
+Merges the --format json reports of several runs (say, one per package of a monorepo)
+into one report of the same schema. File paths become relative to --root (default:
+the current folder), which must hold every run's folder. Exit 1 when any run left
+something to migrate, 0 otherwise, 2 when a report cannot be read or merged.
+`;
 
 function fail(io: CliIo, error: unknown): number {
   if (error instanceof MigrateError) {

@@ -104,11 +104,13 @@ export function withModuleFormats(project: Project, options: ts.CompilerOptions)
   registry.acquireDocument = (...args) => withFormat(acquire(...args));
 }
 
-/** The first syntax error of a file, as `line:column message`, or undefined when it parses. */
-export function syntaxError(project: Project, sourceFile: SourceFile): string | undefined {
-  const program = project.getProgram().compilerObject;
-  const compiled = program.getSourceFile(sourceFile.getFilePath()) ?? sourceFile.compilerNode;
-  const first = program.getSyntacticDiagnostics(compiled).find(d => d.category === ts.DiagnosticCategory.Error);
+/**
+ * The first syntax error of a file, as `line:column message`, or undefined when it parses. Read from
+ * the parse itself: no program is built for it (the first program comes once the broken files are out).
+ */
+export function syntaxError(sourceFile: SourceFile): string | undefined {
+  const compiled = sourceFile.compilerNode as ts.SourceFile & { parseDiagnostics?: readonly ts.Diagnostic[] };
+  const first = compiled.parseDiagnostics?.find(d => d.category === ts.DiagnosticCategory.Error);
   if (!first) return undefined;
   const where = first.start !== undefined ? compiled.getLineAndCharacterOfPosition(first.start) : { line: 0, character: 0 };
   return `${where.line + 1}:${where.character + 1} ${ts.flattenDiagnosticMessageText(first.messageText, ' ')}`;

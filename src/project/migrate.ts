@@ -163,7 +163,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
 
   // A file that does not parse is listed with its error and never touched.
   for (const entry of entries) {
-    const error = syntaxError(project, entry.sourceFile!);
+    const error = syntaxError(entry.sourceFile!);
     if (!error) continue;
     entry.error = `syntax error at ${error}; the file was left untouched.`;
     project.removeSourceFile(entry.sourceFile!);
