@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// Side-by-side benchmark on one generated v1 project: mrtr-migrate --dry-run, the official
+// `mcp-codemod v1-to-v2 --dry-run` and `tsc --noEmit`, alternating, medians of the runs; then the
+// second (idempotent) run of mrtr-migrate after a real one.
+//   node scripts/bench-compare.mjs [files=2000] [servers=50] [runs=5]
+// Needs `npm run build` first. The project links this repository's node_modules, like an installed one.
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const total = Number(process.argv[2] ?? 2000);
+const servers = Math.min(total, Number(process.argv[3] ?? 50));
+const runs = Number(process.argv[4] ?? 5);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'mrtr-bench-compare-'));
+
+writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench', type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0', zod: '^4.2.0' } }, null, 2));
+writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, include: ['src'] }, null, 2));
+symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
+mkdirSync(path.join(dir, 'src/servers'), { recursive: true });
+
+// Application files: each imports the previous one, as real modules import each other.
+const libs = total - servers;
+for (let i = 0; i < libs; i++) {
+  const previous = i > 0 ? `import { total${i - 1} } from './util${i - 1}.js';\n\n` : '';
+  const uses = i > 0 ? ` + total${i - 1}([])` : '';
+  writeFileSync(path.join(dir, `src/lib/util${i}.ts`), `${previous}export interface Item${i} { id: string; size: number }\n\nexport function total${i}(items: Item${i}[]): number {\n  return items.reduce((sum, item) => sum + item.size, 0)${uses};\n}\n`);
+}
+// v1 servers, each asking one question, each importing an application file.
+for (let i = 0; i < servers; i++) {
+  writeFileSync(path.join(dir, `src/servers/server${i}.ts`), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { total${(i * 37) % Math.max(libs, 1)} as sizeOf } from '../lib/util${(i * 37) % Math.max(libs, 1)}.js';
+
+export function createServer${i}(): McpServer {
+  const server = new McpServer({ name: 'server${i}', version: '1.0.0' });
+  server.tool('archive-${i}', 'Archive a project after confirming', { project: z.string() }, async ({ project }) => {
+    const label = project.toUpperCase();
+    const answer = await server.server.elicitInput({
+      message: \`Archive \${label} (\${sizeOf([])} bytes)?\`,
+      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+    });
+    if (answer.action !== 'accept' || answer.content?.confirm !== true) return { content: [{ type: 'text', text: 'Kept.' }] };
+    return { content: [{ type: 'text', text: \`Archived \${label}.\` }] };
+  });
+  return server;
+}
+`);
+}
+
+const exitHook = "data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH '+JSON.stringify({rss:u.maxRSS,cpu:(u.userCPUTime+u.systemCPUTime)/1e6})+'\\n')})";
+const bin = name => realpathSync(path.join(repo, 'node_modules/.bin', name));
+const commands = {
+  'mrtr-migrate --dry-run': [path.join(repo, 'dist/src/cli/main.js'), '--dry-run', '--no-progress', '--force'],
+  'mcp-codemod v1-to-v2 --dry-run': [bin('mcp-codemod'), 'v1-to-v2', '--dry-run', 'src'],
+  'tsc --noEmit': [bin('tsc'), '--noEmit', '-p', 'tsconfig.json'],
+};
+
+function measure(args, cwd = dir) {
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, ['--import', exitHook, ...args], { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' }, maxBuffer: 1024 * 1024 * 1024 });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const line = /BENCH (\{.*\})/.exec(run.stderr)?.[1];
+  if (!line) throw new Error(`${args.join(' ')} printed no measurement (exit ${run.status}):\n${run.stderr.slice(-2000)}`);
+  const { rss, cpu } = JSON.parse(line);
+  return { wall, cpu, rssMiB: rss / 1024, status: run.status };
+}
+
+const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const results = Object.fromEntries(Object.keys(commands).map(name => [name, []]));
+for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(commands)) results[name].push(measure(args));
+
+console.log(`${total} files (${servers} v1 servers), ${runs} alternating runs each, medians; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
+const base = results['mrtr-migrate --dry-run'];
+for (const [name, list] of Object.entries(results)) {
+  const wall = median(list.map(r => r.wall));
+  const cpu = median(list.map(r => r.cpu));
+  const rss = Math.max(...list.map(r => r.rssMiB));
+  console.log(`${name.padEnd(32)} wall ${wall.toFixed(2)} s  cpu ${cpu.toFixed(2)} s  peak RSS ${rss.toFixed(0)} MiB  exit ${list[0].status}`);
+}
+for (const name of Object.keys(commands).slice(1)) {
+  console.log(`mrtr-migrate / ${name}: wall ${(median(base.map(r => r.wall)) / median(results[name].map(r => r.wall))).toFixed(2)}x, cpu ${(median(base.map(r => r.cpu)) / median(results[name].map(r => r.cpu))).toFixed(2)}x`);
+}
+
+// The second run: migrate a copy for real, then run again on the result.
+const copy = mkdtempSync(path.join(os.tmpdir(), 'mrtr-bench-second-'));
+cpSync(dir, copy, { recursive: true, verbatimSymlinks: true });
+const first = measure([path.join(repo, 'dist/src/cli/main.js'), '--no-progress', '--force'], copy);
+const second = [];
+for (let i = 0; i < runs; i++) second.push(measure([path.join(repo, 'dist/src/cli/main.js'), '--dry-run', '--no-progress', '--force'], copy));
+console.log(`first real run: wall ${first.wall.toFixed(2)} s; second run (dry, on the migrated tree): wall ${median(second.map(r => r.wall)).toFixed(2)} s = ${(median(second.map(r => r.wall)) / first.wall).toFixed(2)}x the first`);
+rmSync(copy, { recursive: true, force: true });
+rmSync(dir, { recursive: true, force: true });
