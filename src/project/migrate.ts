@@ -292,8 +292,14 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled)) : [];
         if (added.length === 0) continue;
         const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
-        if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) keepOnV1(entry, added, diagnostics);
-        else {
+        if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) {
+          // A file of a shared codec back on v1 would leave the others with a codec half wired.
+          if (group.includes(entry)) {
+            undoGroup(group, project, diagnostics, `${entry.rel} stays on the v1 SDK (its upgrade added type errors in a handler)`);
+            group.length = 0;
+          }
+          keepOnV1(entry, added, diagnostics);
+        } else {
           diagnostics.push({
             level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/type-errors', file: entry.rel, line: added[0]!.line,
             message: `the official v1-to-v2 upgrade left ${added.length} type error(s) outside the request handlers (${added[0]!.text}${added.length > 1 ? '; ...' : ''}); the handlers are migrated; check these after installing the new packages and fix what remains by hand.`,
@@ -323,7 +329,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   if (write) {
     // The files sharing a codec are written all or none: check them all before writing any.
     const groupProblem = group.length > 0 ? writeProblem(group.filter(e => changed.includes(e))) : undefined;
-    if (groupProblem) undoGroup(group, project, diagnostics, `${groupProblem}, so none of them was written`);
+    if (groupProblem) {
+      undoGroup(group, project, diagnostics, `${groupProblem}, so none of them was written`);
+      group.length = 0;
+    }
     for (const [i, entry] of changed.entries()) {
       if (entry.sourceFile === undefined || sourceTextOf(entry) === entry.read.text) continue;
       if (options.signal?.aborted) {
@@ -347,7 +356,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         written.push(entry.read.path);
       } catch (error) {
         entry.error = `not written: ${errorText(error)}`;
-        if (entry.created) undoGroup(group, project, diagnostics, `the module ${entry.rel} could not be written (${errorText(error)})`);
+        if (entry.created) {
+          undoGroup(group, project, diagnostics, `the module ${entry.rel} could not be written (${errorText(error)})`);
+          group.length = 0;
+        }
         for (const site of entry.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', entry.error);
       }
       await new Promise<void>(resolve => setImmediate(resolve));

@@ -40,7 +40,7 @@ describe('merge-reports', async () => {
   mkdirSync(shop, { recursive: true });
   writeFileSync(path.join(shop, 'server.mjs'), readFileSync(path.join(FIXTURES, 'v2-javascript-esm', 'input.mjs')));
   cpSync(path.join(FIXTURES, 'v2-tools-across-files', 'input'), path.join(ops, 'src'), { recursive: true });
-  const reports = [];
+  const reports: Array<{ summary: { sites: number; filesScanned: number } }> = [];
   for (const dir of [shop, ops]) {
     const report = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
     writeFileSync(path.join(dir, 'mrtr-migrate-report.json'), renderJson(report));
@@ -66,9 +66,9 @@ describe('merge-reports', async () => {
       'packages/ops/src/deploy.ts:18 migrated', 'packages/ops/src/deploy.ts:31 migrated', 'packages/ops/src/notes.ts:13 migrated',
       'packages/shop/server.mjs:28 migrated', 'packages/shop/server.mjs:38 migrated',
     ]);
-    expect(merged.summary.sites).toBe(reports[0].summary.sites + reports[1].summary.sites);
+    expect(merged.summary.sites).toBe(reports[0]!.summary.sites + reports[1]!.summary.sites);
     expect(merged.summary.byStatus.migrated).toBe(5);
-    expect(merged.summary.filesScanned).toBe(reports[0].summary.filesScanned + reports[1].summary.filesScanned);
+    expect(merged.summary.filesScanned).toBe(reports[0]!.summary.filesScanned + reports[1]!.summary.filesScanned);
     expect(merged.options.paths).toEqual(['packages/shop/.', 'packages/ops/.']);
     const shopDiff = merged.files.find((f: any) => f.file === 'packages/shop/server.mjs').diff;
     expect(shopDiff).toMatch(/^--- a\/packages\/shop\/server\.mjs$/m);
