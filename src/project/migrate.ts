@@ -392,6 +392,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       if (owner) usageOf(owner).v1.push(rel(file));
     }
     for (const [manifest, usage] of used) {
+      // Sources of the package outside the paths given still count: the v1 package stays for them.
+      if (usage.v1.length === 0 && declaresV1(manifest)) {
+        usage.v1.push(...v1ImportersOutside(path.dirname(manifest), file => !allTexts.has(file) && ownerManifest(file, stop) === manifest, options.ignore ?? [], git.root ?? cwd, rel));
+      }
       if (usage.v1.length > 0 && declaresV1(manifest)) {
         const files = usage.v1.length > 3 ? `${usage.v1.slice(0, 3).join(', ')} and ${usage.v1.length - 3} more` : usage.v1.join(', ');
         diagnostics.push({
@@ -455,6 +459,23 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     formatCommand: formatter ? `${formatter.command} ${written.map(f => shellQuote(rel(f))).join(' ')}` : undefined,
     interrupted,
   };
+}
+
+/**
+ * Sources of a package (`unread`: not read by the run, owned by the manifest) that import the v1 SDK,
+ * by the run's own text check. Looked for only when the manifest would otherwise lose the v1 package.
+ */
+function v1ImportersOutside(packageDir: string, unread: (file: string) => boolean, ignore: string[], ignoreRoot: string, rel: (file: string) => string): string[] {
+  const found: string[] = [];
+  for (const file of discoverSources({ cwd: packageDir, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
+    if (!unread(file)) continue;
+    try {
+      if (mentionsV1Sdk(readFileSync(file, 'utf8'))) found.push(rel(file));
+    } catch {
+      found.push(rel(file)); // unreadable: whether it imports the v1 SDK is unknown
+    }
+  }
+  return found;
 }
 
 function abortReason(signal: AbortSignal): string {

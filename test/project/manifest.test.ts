@@ -1,0 +1,30 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { migrate } from '../../src/project/migrate.js';
+
+const REPO = resolve(import.meta.dirname, '..', '..');
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+it('keeps the v1 SDK in package.json for a file of the package outside the paths given, and names it', async () => {
+  const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-manifest-'));
+  made.push(dir);
+  cpSync(join(REPO, 'test', 'cli', 'projects', 'v1-server'), dir, { recursive: true });
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  writeFileSync(join(dir, 'src', 'admin.ts'), "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const admin = new McpServer({ name: 'admin', version: '1' });\n");
+  const report = await migrate({ cwd: dir, paths: ['src/index.ts', 'src/store.ts'], force: true });
+  expect(report.files.find(f => f.file === 'src/index.ts')).toMatchObject({ written: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  expect(manifest.dependencies['@modelcontextprotocol/sdk']).toBe('^1.32.0');
+  expect(manifest.dependencies['@modelcontextprotocol/server']).toBeDefined();
+  expect(report.diagnostics.find(d => d.code === 'sdk-upgrade/v1-kept')?.message).toMatch(/^@modelcontextprotocol\/sdk stays in package\.json: src\/admin\.ts still imports it/);
+
+  // With the whole package in the run, that file is upgraded too, and the v1 package goes.
+  const whole = await migrate({ cwd: dir, force: true });
+  expect(whole.files.find(f => f.file === 'src/admin.ts')).toMatchObject({ written: true });
+  expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies['@modelcontextprotocol/sdk']).toBeUndefined();
+});
