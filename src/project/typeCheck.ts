@@ -18,6 +18,9 @@ export interface TypeError {
   text: string;
 }
 
+/** TS6059 (not under rootDir), TS6307 (not listed in the project's files). */
+const LAYOUT_ERRORS = new Set([6059, 6307]);
+
 export function typeErrorsOf(program: ts.Program, sourceFile: ts.SourceFile): TypeError[] {
   const diagnostics = [...program.getSyntacticDiagnostics(sourceFile), ...program.getSemanticDiagnostics(sourceFile)];
   const errors: TypeError[] = [];
@@ -26,6 +29,9 @@ export function typeErrorsOf(program: ts.Program, sourceFile: ts.SourceFile): Ty
     const message = ts.flattenDiagnosticMessageText(d.messageText, ' ');
     // An SDK package the project has not installed yet is the install's business, not the rewrite's.
     if (isMissingSdkModule(d.code, message)) continue;
+    // Where a file sits in the project (outside `rootDir`, not in the tsconfig's file list) is the
+    // project's layout: the run adds files to its program itself, and a rewrite moves no file.
+    if (LAYOUT_ERRORS.has(d.code)) continue;
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     const quoted = /'([^']*)'/.exec(message)?.[1];
     errors.push({ key: `TS${d.code} '${quoted ?? ''}'`, line, start: d.start, text: `line ${line}: TS${d.code}: ${message}` });

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ts } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { addedErrors, typeErrorsOf } from '../../src/project/typeCheck.js';
@@ -31,5 +34,23 @@ describe('errors a rewrite added', () => {
     expect(addedErrors(before, errorsOf(`${inferred}export const d = result.content.data;\n`)).map(e => e.key)).toEqual(["TS2339 'data'"]);
     expect(addedErrors(before, errorsOf(`${inferred}export const u = result.content.text;\n`)).map(e => e.key)).toEqual(["TS2339 'text'"]);
     expect(addedErrors(before, errorsOf(`${inferred}export const n: number = 'x';\n`)).map(e => e.key)).toEqual(["TS2322 'string'"]);
+  });
+});
+
+describe('errors of the project layout', () => {
+  it('are not counted: a file outside rootDir (TS6059) is where the project put it, not something a rewrite did', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mrtr-rootdir-'));
+    try {
+      mkdirSync(join(dir, 'src'));
+      mkdirSync(join(dir, 'shared'));
+      writeFileSync(join(dir, 'src', 'a.ts'), "import { b } from '../shared/b.js';\nexport const a: number = b;\n");
+      writeFileSync(join(dir, 'shared', 'b.ts'), 'export const b = 1;\n');
+      const program = ts.createProgram([join(dir, 'src', 'a.ts')], { strict: true, noEmit: true, types: [], rootDir: join(dir, 'src') });
+      const all = [...program.getSemanticDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()];
+      expect(all.map(d => d.code)).toContain(6059);
+      expect(typeErrorsOf(program, program.getSourceFile(join(dir, 'src', 'a.ts'))!)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
