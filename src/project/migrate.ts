@@ -186,7 +186,9 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     v1.forEach((entry, i) => {
       progress({ phase: 'sdk-upgrade', done: i, total: v1.length, file: entry.rel });
       const result = runSdkUpgrade(entry.sourceFile!, projectType, entry.rel);
-      diagnostics.push(...result.diagnostics);
+      // The official stage counts lines of the text it produced; the report counts lines on disk.
+      const toDisk = lineMapper(entry.read.text, entry.sourceFile!.getFullText());
+      diagnostics.push(...result.diagnostics.map(d => (d.line === undefined ? d : { ...d, line: toDisk(d.line) })));
       entry.zodInjected = result.zodInjected;
       if (result.changed) entry.changedBy.push('sdk-upgrade');
     });
@@ -263,7 +265,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         progress({ phase: 'verify', done: i, total: pending.length, file: entry.rel });
         const compiled = program.getSourceFile(entry.read.path);
         if (!compiled) return;
-        const added = addedErrors(entry.baseline ?? [], typeErrorsOf(program, compiled));
+        const added = onDisk(entry, compiled.text, addedErrors(entry.baseline ?? [], typeErrorsOf(program, compiled)));
         if (added.length === 0) return;
         entry.newTypeErrors = added.map(e => e.text);
         broken.push(entry);
@@ -292,17 +294,18 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled)) : [];
         if (added.length === 0) continue;
         const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
+        const said = onDisk(entry, compiled!.text, added);
         if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) {
           // A file of a shared codec back on v1 would leave the others with a codec half wired.
           if (group.includes(entry)) {
             undoGroup(group, project, diagnostics, `${entry.rel} stays on the v1 SDK (its upgrade added type errors in a handler)`);
             group.length = 0;
           }
-          keepOnV1(entry, added, diagnostics);
+          keepOnV1(entry, said, diagnostics);
         } else {
           diagnostics.push({
-            level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/type-errors', file: entry.rel, line: added[0]!.line,
-            message: `the official v1-to-v2 upgrade left ${added.length} type error(s) outside the request handlers (${added[0]!.text}${added.length > 1 ? '; ...' : ''}); the handlers are migrated; check these after installing the new packages and fix what remains by hand.`,
+            level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/type-errors', file: entry.rel, line: said[0]!.line,
+            message: `the official v1-to-v2 upgrade left ${said.length} type error(s) outside the request handlers (${said[0]!.text}${said.length > 1 ? '; ...' : ''}); the upgrade of the file is kept; check these after installing the new packages and fix what remains by hand.`,
           });
         }
       }
@@ -575,6 +578,13 @@ function undoGroup(group: Entry[], project: Project, diagnostics: Diagnostic[], 
       if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the files sharing this server's requestState codec were rolled back together: ${why}.`);
     }
   }
+}
+
+/** Type errors found in `checked` (the file's text when it was checked), at the lines of the file on disk. */
+function onDisk(entry: Entry, checked: string, errors: TypeError[]): TypeError[] {
+  if (checked === entry.read.text || errors.length === 0) return errors;
+  const toDisk = lineMapper(entry.read.text, checked);
+  return errors.map(e => ({ ...e, line: toDisk(e.line), text: e.text.replace(/^line \d+:/, `line ${toDisk(e.line)}:`) }));
 }
 
 function sourceTextOf(entry: Entry): string {
