@@ -97,7 +97,14 @@ function isResultSchema(ts: TS, expr: ts.Expression, resolver: SdkResolver): boo
   if (ts.isObjectLiteralExpression(e)) return false;
   const exported = resolver.sdkExport(e);
   if (exported && exported.exported.endsWith('Schema')) return true;
-  return ts.isIdentifier(e) && e.text.endsWith('Schema');
+  if (ts.isIdentifier(e) && e.text.endsWith('Schema')) return true;
+  // An inline schema, `z.object({ ... }).passthrough()`: a call chain from a zod namespace.
+  let root: ts.Expression = e;
+  while (ts.isCallExpression(root) || ts.isPropertyAccessExpression(root)) root = ts.isCallExpression(root) ? root.expression : root.expression;
+  if (root !== e && ts.isIdentifier(root) && (root.text === 'z' || root.text === 'zod')) return true;
+  // With types: anything a schema can be (it parses, or is a Standard Schema).
+  const type = resolver.checker?.getTypeAtLocation(e);
+  return !!type && ['safeParse', '~standard'].some(name => type.getProperty(name) !== undefined);
 }
 
 /** `sendRequest({ method, params }, Schema)`: a site only for the three question methods. */

@@ -188,6 +188,17 @@ describe('call options', () => {
     expect(viaType.untyped.sites[0]!.callOptions).toEqual(['<opts>']);
   });
 
+  it('are not an inline result schema: `send(request, z.object({...}).passthrough() as any)` takes a schema second, as in the conformance server', () => {
+    const { typed, untyped } = analyzeBoth(handler(
+      "  const r = await ctx.mcpReq.send({ method: 'elicitation/create', params: { mode: 'form', message: 'ok?', requestedSchema: { type: 'object', properties: {} } } }, z.object({ action: z.string() }).passthrough() as any);",
+      "  return { content: [{ type: 'text', text: String(r.action) }] };",
+    ));
+    for (const analysis of [typed, untyped]) {
+      expect(analysis.sites[0]!.callOptions).toEqual([]);
+      expect(hint(analysis.sites[0]!)).not.toMatch(/call options/);
+    }
+  });
+
   it('stay refused when dropping them is not safe or has no MRTR meaning', () => {
     const cases: Array<[string, RegExp]> = [
       ['{ timeout: computeWait() }', /value of call option timeout \(`computeWait\(\)`\) would be dropped with the call and may have side effects/],
