@@ -10,7 +10,8 @@ import LongestFirstSequencer from './test/setup/sequencer.js';
  * - `e2e` (`npm run test:e2e`): the tests that run the BUILT package or spawn processes: the CLI
  *   binary (test/cli/helpers.ts), the real jscodeshift runner, `tsc` on a user's eslint.config.ts
  *   importing the built plugin, and Chromium rendering the HTML report (needs Chromium:
- *   `apt-get install chromium`, or CHROMIUM_PATH). Its global setup builds `dist/` once before any of
+ *   `apt-get install chromium`, or CHROMIUM_PATH); and whole migrate() runs that write copied
+ *   projects in temporary folders. Its global setup builds `dist/` once before any of
  *   them starts; no test builds it.
  *
  * A new test that spawns the CLI or reads `dist/` goes in E2E; test/cli/helpers.ts refuses to run
@@ -26,6 +27,12 @@ const E2E = [
   'test/rules/plugin-types.test.ts',
   // Generates handlers, rewrites and runs each on three transports: minutes, not seconds.
   'test/property/handlers.test.ts',
+  // Whole runs of migrate() on projects copied to temporary folders, writing them: seconds each.
+  'test/project/sharedCodec.test.ts',
+  'test/project/javascript.test.ts',
+  'test/project/manifest.test.ts',
+  'test/project/lines.test.ts',
+  'test/report/merge.test.ts',
 ];
 
 export default defineConfig({

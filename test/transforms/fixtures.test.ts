@@ -27,15 +27,17 @@ describe.each(cases)('%s', name => {
     expect(runPipeline(input, readFileSync(input, 'utf8')).text).toBe(readFileSync(output, 'utf8'));
   });
 
+  // The second run over output.ts is also its type check (the same text, in the same folder).
+  let second: ReturnType<typeof runPipeline> | undefined;
+  const again = () => (second ??= runPipeline(input, readFileSync(output, 'utf8')));
+
   it('is idempotent', () => {
-    const text = readFileSync(output, 'utf8');
-    const again = runPipeline(input, text);
-    expect(again.text).toBe(text);
-    expect(again.sites.filter(s => s.status !== 'refused' && s.status !== 'ignored')).toEqual([]);
+    expect(again().text).toBe(readFileSync(output, 'utf8'));
+    expect(again().sites.filter(s => s.status !== 'refused' && s.status !== 'ignored')).toEqual([]);
   });
 
   it('output.ts type-checks against @modelcontextprotocol/server (a JavaScript output: has no TypeScript syntax left)', () => {
-    expect(runPipeline(output, readFileSync(output, 'utf8')).typeErrors).toEqual([]);
+    expect(again().typeErrors).toEqual([]);
   });
 });
 
