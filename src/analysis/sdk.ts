@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import type * as ts from 'typescript';
 import { isFunctionLike, resolveIdentifier, type LocalDecl } from './scope.js';
 import type { QuestionKind, SdkGeneration, TS } from './types.js';
@@ -37,7 +39,27 @@ export function sdkOfFileName(fileName: string): SdkGeneration | undefined {
   const normalized = fileName.replaceAll('\\', '/');
   if (normalized.includes('/@modelcontextprotocol/sdk/')) return 'v1';
   if (/\/@modelcontextprotocol\/(server|core|node|express|hono|server-legacy|client)\//.test(normalized)) return 'v2';
-  return undefined;
+  // Not installed under its name: a workspace package (the SDK's own repository, where its examples
+  // resolve it to packages/*/src), known by the name in its package.json.
+  if (normalized.includes('/node_modules/')) return undefined;
+  return sdkOfModule(packageNameOf(path.dirname(normalized)) ?? '');
+}
+
+const packageNames = new Map<string, string | undefined>();
+
+/** The `name` of the package.json nearest above `dir`. */
+function packageNameOf(dir: string): string | undefined {
+  if (packageNames.has(dir)) return packageNames.get(dir);
+  let name: string | undefined;
+  try {
+    name = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name as string | undefined;
+    if (typeof name !== 'string') name = undefined;
+  } catch {
+    const parent = path.dirname(dir);
+    name = parent === dir ? undefined : packageNameOf(parent);
+  }
+  packageNames.set(dir, name);
+  return name;
 }
 
 /** Result schemas of the three questions, by exported name. */
