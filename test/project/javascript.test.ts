@@ -1,25 +1,18 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
+import { REPO, tempProject } from './tempProject.js';
 
 /**
  * JavaScript servers through the CLI's pipeline (discovery, type check, write): ES modules and
  * CommonJS are migrated as the fixtures show; a JavaScript server over several modules is refused.
  */
 
-const REPO = resolve(import.meta.dirname, '..', '..');
 const FIXTURES = join(REPO, 'fixtures');
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
 
 function project(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-javascript-'));
-  made.push(dir);
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const dir = tempProject('javascript');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
@@ -40,9 +33,7 @@ describe('JavaScript servers', () => {
   });
 
   it('refuses a JavaScript server whose tools are in another module (the shared codec is TypeScript only), and writes nothing', async () => {
-    const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-javascript-'));
-    made.push(dir);
-    symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    const dir = tempProject('javascript');
     cpSync(join(FIXTURES, 'v2-tools-across-files', 'input'), dir, { recursive: true });
     // The same server as JavaScript: the types out, the extensions .mjs.
     for (const name of ['index', 'deploy', 'notes', 'effects']) {

@@ -1,21 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { TRANSFORMS } from '../../transforms/index.js';
 import type { Transform } from '../../transforms/types.js';
-
-const REPO = resolve(import.meta.dirname, '..', '..');
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+import { REPO, tempProject } from './tempProject.js';
 
 it('says the line of a type error that rolled a rewrite back as a line of the file on disk, not of the rewritten text', async () => {
-  const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-lines-'));
-  made.push(dir);
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const dir = tempProject('lines');
   writeFileSync(join(dir, 'tsconfig.json'), readFileSync(join(REPO, 'fixtures', 'tsconfig.json')));
   const text = readFileSync(join(REPO, 'fixtures', 'v2-elicit-straight', 'input.ts'), 'utf8');
   writeFileSync(join(dir, 'server.ts'), text);

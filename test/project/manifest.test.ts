@@ -1,20 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
-
-const REPO = resolve(import.meta.dirname, '..', '..');
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+import { REPO, tempProject } from './tempProject.js';
 
 it('keeps the v1 SDK in package.json for a file of the package outside the paths given, and names it', async () => {
-  const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-manifest-'));
-  made.push(dir);
+  const dir = tempProject('manifest');
   cpSync(join(REPO, 'test', 'cli', 'projects', 'v1-server'), dir, { recursive: true });
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   writeFileSync(join(dir, 'src', 'admin.ts'), "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const admin = new McpServer({ name: 'admin', version: '1' });\n");
   const report = await migrate({ cwd: dir, paths: ['src/index.ts', 'src/store.ts'], force: true });
   expect(report.files.find(f => f.file === 'src/index.ts')).toMatchObject({ written: true });

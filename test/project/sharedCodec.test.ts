@@ -1,29 +1,21 @@
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { TRANSFORMS } from '../../transforms/index.js';
 import type { Transform } from '../../transforms/types.js';
+import { REPO, tempProject } from './tempProject.js';
 
 /**
  * A server whose tools are registered from two modules (fixtures/v2-tools-across-files): the files
  * are written together with the generated codec module, or none of them is.
  */
 
-const REPO = resolve(import.meta.dirname, '..', '..');
 const FIXTURE = join(REPO, 'fixtures', 'v2-tools-across-files');
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A copy of the fixture's input/ in a temporary folder, with the repository's packages linked in. */
 function project(): string {
-  const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-shared-codec-'));
-  made.push(dir);
+  const dir = tempProject('shared-codec');
   cpSync(join(FIXTURE, 'input'), dir, { recursive: true });
-  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
   return dir;

@@ -1,24 +1,19 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ajv from 'ajv';
 import ajvFormats from 'ajv-formats';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { migrate } from '../../src/project/migrate.js';
 import { REPORT_JSON_SCHEMA, renderJson } from '../../src/report/json.js';
+import { REPO, tempProject } from '../project/tempProject.js';
 
 /**
  * `mrtr-migrate merge-reports`: the JSON reports of a monorepo's packages, each run in its own
  * folder, merged into one report of the same schema.
  */
 
-const REPO = path.resolve(import.meta.dirname, '..', '..');
 const FIXTURES = path.join(REPO, 'fixtures');
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
 
 function io(cwd: string) {
   const out: string[] = [];
@@ -32,9 +27,7 @@ function io(cwd: string) {
 
 describe('merge-reports', async () => {
   // A monorepo of two packages: a JavaScript server and a server whose tools are in other modules.
-  const root = mkdtempSync(path.join(os.tmpdir(), 'mrtr-monorepo-'));
-  made.push(root);
-  symlinkSync(path.join(REPO, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+  const root = tempProject('monorepo');
   const shop = path.join(root, 'packages', 'shop');
   const ops = path.join(root, 'packages', 'ops');
   mkdirSync(shop, { recursive: true });

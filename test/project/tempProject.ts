@@ -1,0 +1,19 @@
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An empty temporary folder with this repository's node_modules linked in, like a project whose dependencies are installed; removed when the file's tests end. */
+export function tempProject(prefix: string): string {
+  const dir = mkdtempSync(join(os.tmpdir(), `mrtr-${prefix}-`));
+  made.push(dir);
+  symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
