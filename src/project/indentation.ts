@@ -1,7 +1,7 @@
 import { diffArrays } from 'diff';
 import { ts } from 'ts-morph';
 import type { TS } from '../analysis/types.js';
-import { literalRanges } from '../../transforms/mrtr/text.js';
+import { literalRanges, newlineOf } from '../../transforms/mrtr/text.js';
 
 /**
  * The official v1-to-v2 stage re-prints a `server.tool(...)` call as `server.registerTool(...)` and
@@ -12,7 +12,7 @@ import { literalRanges } from '../../transforms/mrtr/text.js';
  */
 export function restoreIndentation(fileName: string, original: string, upgraded: string): string {
   if (original === upgraded) return upgraded;
-  const newline = upgraded.includes('\r\n') ? '\r\n' : '\n';
+  const newline = newlineOf(upgraded);
   const before = original.split(/\r?\n/);
   const after = upgraded.split(/\r?\n/);
   const literal = linesInsideLiterals(fileName, upgraded);

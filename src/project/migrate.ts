@@ -473,9 +473,9 @@ function v1ImportersOutside(packageDir: string, unread: (file: string) => boolea
   for (const file of discoverSources({ cwd: packageDir, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
     if (!unread(file)) continue;
     try {
-      if (mentionsV1Sdk(readFileSync(file, 'utf8'))) found.push(rel(file));
+      if (mentionsV1Sdk(readSource(file, true).text)) found.push(rel(file));
     } catch {
-      found.push(rel(file)); // unreadable: whether it imports the v1 SDK is unknown
+      found.push(rel(file)); // unreadable or not UTF-8: whether it imports the v1 SDK is unknown
     }
   }
   return found;
@@ -537,7 +537,7 @@ function wireSharedCodec(shared: SharedRequestState, project: Project, entries: 
   const module = newEntry({ path: shared.modulePath, raw: '', text: '', role: 'rewrite' }, rel(shared.modulePath));
   module.created = true;
   module.changedBy = ['mrtr'];
-  module.sourceFile = project.createSourceFile(shared.modulePath, moduleText(shared, sourceTextOf(group[0]!)), { overwrite: true });
+  module.sourceFile = project.createSourceFile(shared.modulePath, moduleText(ts as never, shared, group[0]!.sourceFile!.compilerNode as never), { overwrite: true });
   entries.push(module);
   live.push(module);
   group.push(module);

@@ -6,7 +6,7 @@ import { constructionKey, constructionOfKey } from '../analysis/servers.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
 import { sharedModuleText, sharedWiringEdits } from '../../transforms/mrtr/moduleSupport.js';
-import { applyEdits, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
+import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { SharedRequestState } from '../../transforms/types.js';
 
 /**
@@ -16,7 +16,8 @@ import type { SharedRequestState } from '../../transforms/types.js';
  * each file has one codec. Undefined when every server and its handlers share a file.
  */
 export function planSharedCodec(tsApi: TS, program: ts.Program, index: ProjectIndex, files: string[]): SharedRequestState | undefined {
-  const plans = new Map<string, ts.NewExpression[]>();
+  // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
+  const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
   for (const file of files) {
     const sourceFile = program.getSourceFile(file);
     if (!sourceFile || !mightContainSites(sourceFile.text)) continue;
@@ -25,17 +26,20 @@ export function planSharedCodec(tsApi: TS, program: ts.Program, index: ProjectIn
       externalCallSites: fn => index.callsOf(fn),
     });
     const constructions = analysis.plans.flatMap(p => p.constructions);
-    if (constructions.length > 0) plans.set(sourceFile.fileName, constructions);
+    if (constructions.length === 0) continue;
+    plans.set(sourceFile.fileName, {
+      keys: constructions.map(c => constructionKey(tsApi, c)),
+      elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile),
+    });
   }
   const keys = new Set<string>();
   const joined = new Set<string>();
   for (let changed = true; changed;) {
     changed = false;
-    for (const [file, constructions] of plans) {
-      if (joined.has(file)) continue;
-      if (!constructions.some(c => c.getSourceFile().fileName !== file || keys.has(constructionKey(tsApi, c)))) continue;
+    for (const [file, plan] of plans) {
+      if (joined.has(file) || !(plan.elsewhere || plan.keys.some(k => keys.has(k)))) continue;
       joined.add(file);
-      for (const c of constructions) keys.add(constructionKey(tsApi, c));
+      for (const k of plan.keys) keys.add(k);
       changed = true;
     }
   }
@@ -69,7 +73,7 @@ export function wiredText(tsApi: TS, sourceFile: ts.SourceFile, shared: SharedRe
 }
 
 /** The generated module, written in the style (newlines, indentation, quotes) of the first file that imports it. */
-export function moduleText(shared: SharedRequestState, styleOf: string): string {
-  const quote = /^import [^\n]*"/m.test(styleOf) && !/^import [^\n]*'/m.test(styleOf) ? '"' : "'";
-  return sharedModuleText({ uses: shared.uses, newline: newlineOf(styleOf), unit: indentUnit(styleOf), quote });
+export function moduleText(tsApi: TS, shared: SharedRequestState, styleOf: ts.SourceFile): string {
+  const text = styleOf.text;
+  return sharedModuleText({ uses: shared.uses, newline: newlineOf(text), unit: indentUnit(text), quote: importQuote(tsApi, styleOf) });
 }

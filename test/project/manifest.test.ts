@@ -20,3 +20,13 @@ it('keeps the v1 SDK in package.json for a file of the package outside the paths
   expect(whole.files.find(f => f.file === 'src/admin.ts')).toMatchObject({ written: true });
   expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies['@modelcontextprotocol/sdk']).toBeUndefined();
 });
+
+it('keeps it for a source outside the paths given that cannot be read as UTF-8: whether it imports the v1 SDK is unknown', async () => {
+  const dir = tempProject('manifest');
+  cpSync(join(REPO, 'test', 'cli', 'projects', 'v1-server'), dir, { recursive: true });
+  const v1Import = "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const legacy = new McpServer({ name: 'l', version: '1' });\n";
+  writeFileSync(join(dir, 'src', 'legacy.ts'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(v1Import, 'utf16le')]));
+  const report = await migrate({ cwd: dir, paths: ['src/index.ts', 'src/store.ts'], force: true });
+  expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies['@modelcontextprotocol/sdk']).toBe('^1.32.0');
+  expect(report.diagnostics.find(d => d.code === 'sdk-upgrade/v1-kept')?.message).toMatch(/src\/legacy\.ts still imports it or could not be read/);
+});

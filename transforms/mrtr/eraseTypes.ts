@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { parseAsTypeScript, typeSyntaxOf } from '../../src/analysis/typeSyntax.js';
 import type { TS } from '../../src/analysis/types.js';
-import { applyEdits, indentAt, type Edit } from './text.js';
+import { applyEdits, indentAt, newlineOf, type Edit } from './text.js';
 
 /**
  * The rewrite of a JavaScript file, without the types it wrote: annotations, `as`, `!`, type
@@ -18,7 +18,7 @@ export function eraseTypes(ts: TS, fileName: string, text: string, sdkTypes: Ite
   const imported = typeImports(ts, file);
   for (const name of sdkTypes) if (!imported.has(name)) imported.set(name, '@modelcontextprotocol/server');
   const jsdocType = (node: ts.TypeNode): string => qualify(node.getText(file), imported);
-  const newline = text.includes('\r\n') ? '\r\n' : '\n';
+  const newline = newlineOf(text);
   const edits: Edit[] = [];
   const listsDone = new Set<ts.Node>();
   for (const syntax of found) {

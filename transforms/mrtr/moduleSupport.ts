@@ -3,7 +3,7 @@ import type { TS } from '../../src/analysis/types.js';
 import { requiredModule, skipOuter } from '../../src/analysis/sdk.js';
 import { serverRequire } from '../../src/analysis/moduleFormat.js';
 import type { ModuleNames } from './rewriteHandler.js';
-import { indentAt, type Edit } from './text.js';
+import { importQuote, indentAt, newlineOf, type Edit } from './text.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -106,8 +106,9 @@ function sharedImportBlock(input: ModuleSupportInput): string[] {
   if (input.usesElicitAnswerOf) used.push('elicitAnswerOf');
   if (input.usesElicitResultOf) used.push('elicitResultOf');
   const specifiers = used.map(key => (names[key] === SHARED_NAMES[key] ? names[key] : `${SHARED_NAMES[key]} as ${names[key]}`));
+  const quote = importQuote(input.ts, input.sourceFile);
   return [
-    `import { ${specifiers.join(', ')} } from '${input.shared!.specifier}';`,
+    `import { ${specifiers.join(', ')} } from ${quote}${input.shared!.specifier}${quote};`,
     '',
     '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. The codec that',
     `// signs it is shared by every file of the server (${input.shared!.specifier}); it is signed, not encrypted: no secrets.`,
@@ -339,7 +340,7 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     if (!last) return [...edits, { start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${missing.join(', ')} }` }];
     return [...edits, { start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
   }
-  const quote = sourceFile.statements.find(ts.isImportDeclaration)?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const quote = importQuote(ts, sourceFile);
   const line = `import { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
   return [...edits, { start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
 }
@@ -350,11 +351,11 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
  */
 export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructions: ts.NewExpression[], specifier: string): Edit[] {
   const text = sourceFile.text;
-  const newline = text.includes('\r\n') ? '\r\n' : '\n';
+  const newline = newlineOf(text);
   const input = { ts, sourceFile, text, newline, names: SHARED_NAMES };
   const imports = sourceFile.statements.filter(ts.isImportDeclaration);
   const last = imports[imports.length - 1];
-  const quote = last?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const quote = importQuote(ts, sourceFile);
   const line = `import { ${SHARED_NAMES.codec} } from ${quote}${specifier}${quote};`;
   const at = last ? last.getEnd() : 0;
   return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...constructions.flatMap(c => wiringEdits(input, c))];

@@ -47,6 +47,12 @@ export function indentUnit(text: string): string {
   return ' '.repeat(Number.isFinite(smallest) ? Math.min(smallest, 8) : 2);
 }
 
+/** The quote a module writes its import specifiers with (its first import's), single by default. */
+export function importQuote(ts: TS, sourceFile: ts.SourceFile): '"' | "'" {
+  const first = sourceFile.statements.find(ts.isImportDeclaration);
+  return first?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+}
+
 export function newlineOf(text: string): string {
   return text.includes('\r\n') ? '\r\n' : '\n';
 }
