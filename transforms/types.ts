@@ -1,5 +1,5 @@
 import type { Project, SourceFile, ts } from 'ts-morph';
-import type { ProjectIndex } from '../src/analysis/index.js';
+import type { FileAnalysis, ProjectIndex } from '../src/analysis/index.js';
 import type { Diagnostic, SiteReport } from '../src/report/model.js';
 
 /**
@@ -26,6 +26,19 @@ export interface TransformContext {
    * run (jscodeshift, tests), where such handlers are refused as `server-not-found`.
    */
   shared?: SharedRequestState | undefined;
+  /**
+   * Analyses the CLI made of linked files before any file was rewritten (see ProjectPlan): used for
+   * a file whose text has not changed since, so every file of the group decides alike.
+   */
+  planned?: ReadonlyMap<string, PlannedAnalysis> | undefined;
+}
+
+/** A file's analysis on the program the run planned with (compiler objects of that program). */
+export interface PlannedAnalysis {
+  text: string;
+  analysis: FileAnalysis;
+  sourceFile: import('typescript').SourceFile;
+  program: import('typescript').Program;
 }
 
 /** One requestState codec in a generated module, for servers whose handlers span files. */

@@ -7,7 +7,8 @@ import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
-import { helperCallProblem, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
+import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
+import { helperCallProblem, isExportedHelper, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
 import { SdkResolver, skipOuter } from './sdk.js';
@@ -33,11 +34,12 @@ export interface AnalyzeOptions {
   /** Calls of a function from other files of the program (the project index). */
   externalCallSites?: ((fn: ts.FunctionLikeDeclaration) => ts.CallExpression[]) | undefined;
   /**
-   * Whether a server constructed in another source file of the program can have the codec wired:
-   * the CLI plans the files of a project together (and the lint rules agree with it); a per-file
-   * rewrite (jscodeshift) cannot edit the other file and refuses with `server-not-found`.
+   * Whether the front end plans the files of a project together (the CLI, and the typed lint rules
+   * that agree with it): a server constructed in another source file of the program can have the
+   * codec wired, and an asking helper exported to other files can be split, its callers' imports
+   * edited. A per-file rewrite (jscodeshift) cannot edit the other files and refuses both.
    */
-  crossFileServers?: boolean | undefined;
+  crossFile?: boolean | undefined;
 }
 
 /** Everything the rewrite needs about one question. */
@@ -74,10 +76,24 @@ export interface FileAnalysis {
   plans: HandlerPlan[];
   /** Asking helpers to split (every caller of each is a rewritten handler or another split helper). */
   helperSplits: HelperSplit[];
+  /**
+   * Other files analysed with this one because an asking helper links them (`crossFile`): the
+   * helper's file and its callers' files. They are rewritten, checked and rolled back together.
+   */
+  linkedFiles: string[];
   /** Whether a checker was available (types of locals known). */
   typed: boolean;
   /** The file's `// mrtr-migrate-ignore` comments and the sites each suppresses. */
   suppressions: Suppression[];
+}
+
+/** One file of the analysis: its resolver, its handlers, and its sites once detected. */
+interface FileScope {
+  file: ts.SourceFile;
+  resolver: SdkResolver;
+  handlers: Handler[];
+  index: Map<ts.FunctionLikeDeclaration, Handler>;
+  raws: RawSite[] | undefined;
 }
 
 interface Facts {
@@ -92,44 +108,82 @@ interface Facts {
 export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   const { ts, sourceFile, program } = options;
   const checker = program?.getTypeChecker();
-  const resolver = new SdkResolver(ts, sourceFile, checker, options.externalCallSites);
-  resolver.crossFileServers = options.crossFileServers === true;
-  const handlers = discoverHandlers(ts, sourceFile, resolver);
-  const index = handlerIndex(handlers);
-  resolver.roles = {
-    contextParam(fn) {
-      const handler = index.get(fn);
-      return handler ? { index: handler.ctxParamIndex, sdk: handler.sdk } : undefined;
-    },
+  const crossFile = options.crossFile === true && checker !== undefined;
+  // Each file of the analysis gets its own resolver (imports are per file) and handler index.
+  const scopes = new Map<ts.SourceFile, FileScope>();
+  const scopeOf = (file: ts.SourceFile): FileScope => {
+    let scope = scopes.get(file);
+    if (!scope) {
+      const resolver = new SdkResolver(ts, file, checker, options.externalCallSites);
+      resolver.crossFileServers = options.crossFile === true;
+      const handlers = discoverHandlers(ts, file, resolver);
+      const index = handlerIndex(handlers);
+      resolver.roles = {
+        contextParam(fn) {
+          const handler = index.get(fn);
+          return handler ? { index: handler.ctxParamIndex, sdk: handler.sdk } : undefined;
+        },
+      };
+      resolver.resetMemo();
+      scopes.set(file, (scope = { file, resolver, handlers, index, raws: undefined }));
+    }
+    return scope;
   };
-  resolver.resetMemo();
-  const raws = detectSites(ts, sourceFile, resolver);
-  const contexts = new ContextFinder(ts, index, resolver);
+  const rawsOf = (file: ts.SourceFile): RawSite[] => {
+    const scope = scopeOf(file);
+    scope.raws ??= detectSites(ts, file, scope.resolver);
+    return scope.raws;
+  };
+  const primary = scopeOf(sourceFile);
+  const { resolver, handlers } = primary;
+  const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver);
+  const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
+  const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;
 
   const questionCalls = new Map<ts.Node, QuestionKind>();
-  for (const raw of raws) {
-    if (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') questionCalls.set(raw.call, raw.kind);
-  }
-  const guardCalls = new Set<ts.Node>(raws.filter(r => r.kind === 'capability-guard').map(r => r.call));
+  const guardCalls = new Set<ts.Node>();
   // A call of a helper that asks is a question for its caller, up the chain to the handlers.
   const helperOfCall = new Map<ts.CallExpression, ts.FunctionLikeDeclaration>();
+  const askingHelpers = new Set<ts.FunctionLikeDeclaration>();
   const pendingHelpers: Array<[ts.FunctionLikeDeclaration, QuestionKind]> = [];
-  for (const raw of raws) {
-    const kind = questionCalls.get(raw.call);
-    const context = contexts.contextOf(raw.node);
-    if (kind && context.type === 'helper') pendingHelpers.push([context.helper, kind]);
-  }
-  for (const seenHelpers = new Set<ts.FunctionLikeDeclaration>(); pendingHelpers.length > 0;) {
-    const [fn, kind] = pendingHelpers.pop()!;
-    if (seenHelpers.has(fn)) continue;
-    seenHelpers.add(fn);
-    for (const call of resolver.callsOf(fn)) {
-      if (call.getSourceFile() !== sourceFile) continue;
-      questionCalls.set(call, kind);
-      helperOfCall.set(call, fn);
-      const context = contexts.contextOf(call);
-      if (context.type === 'helper') pendingHelpers.push([context.helper, kind]);
+  // The files analysed together: this one, and with `crossFile` every file linked to it through an
+  // asking helper (the helper's file and its callers' files, transitively), so that every file of
+  // such a group decides the same verdicts (sharedCodec.ts plans them as one group).
+  const raws: RawSite[] = [];
+  const pendingFiles: ts.SourceFile[] = [sourceFile];
+  const included = new Set<ts.SourceFile>();
+  const include = (file: ts.SourceFile): void => {
+    if (!included.has(file) && !pendingFiles.includes(file)) pendingFiles.push(file);
+  };
+  while (pendingFiles.length > 0) {
+    const file = pendingFiles.shift()!;
+    included.add(file);
+    const own = rawsOf(file);
+    raws.push(...own);
+    for (const raw of own) {
+      if (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') questionCalls.set(raw.call, raw.kind);
+      if (raw.kind === 'capability-guard') guardCalls.add(raw.call);
+      const kind = questionCalls.get(raw.call);
+      const context = contexts.contextOf(raw.node);
+      if (kind && context.type === 'helper') pendingHelpers.push([context.helper, kind]);
     }
+    while (pendingHelpers.length > 0) {
+      const [fn, kind] = pendingHelpers.pop()!;
+      if (askingHelpers.has(fn)) continue;
+      askingHelpers.add(fn);
+      for (const call of resolverOf(fn).callsOf(fn)) {
+        if (call.getSourceFile() !== fn.getSourceFile()) {
+          if (!crossFile) continue;
+          include(call.getSourceFile());
+        }
+        questionCalls.set(call, kind);
+        helperOfCall.set(call, fn);
+        const context = contexts.contextOf(call);
+        if (context.type === 'helper') pendingHelpers.push([context.helper, kind]);
+      }
+    }
+    // Asking helpers of other files this file calls: their files join.
+    if (asking) for (const other of asking.filesCalledFrom(file)) include(other);
   }
   // The answer of a push call has its result type; an asking helper's call returns what the helper returns.
   const questionOf = (expr: ts.Expression): QuestionKind | undefined => {
@@ -158,11 +212,11 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   };
   const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
 
-  const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall };
+  const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall, exportsAllowed: crossFile };
   const chains = new Map<number, HelperChain>();
   const verdicts = facts.map((f, i) => {
-    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolver, checker);
-    const first = verdictFor(ts, f, facts, resolver, checker, true);
+    if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolverOf(f.raw.node), checker);
+    const first = verdictFor(ts, f, facts, resolverOf(f.raw.node), checker, true);
     if (first.kind === 'refuse') return first;
     const chain = helperChain(f.context.helper, f.raw.call, { type: 'push', raw: f.raw }, new Set());
     if (chain.verdict.kind === 'migrate') chains.set(i, chain);
@@ -175,29 +229,44 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     const split = splitHelper(helperCx, fn, call, question);
     if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
     if (seen.has(fn)) return refused('unsupported-construct', `helper ${split.name}() is recursive.`);
-    const calls = resolver.callsOf(fn);
+    const calls = resolverOf(fn).callsOf(fn);
     const other = otherHelperReference(ts, fn, calls);
     if (other) return refused('unsupported-construct', `helper ${split.name}() is also used as a value (line ${lineOf(other)}), which would break when it is split into a request part and a result part.`);
     const notes = split.effects.length > 0
       ? [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`]
       : [];
+    // Exported, or called from other files: every use in the project must be a call the rewrite
+    // changes or a plain import of it, and the parts' names must be free wherever it is imported.
+    const crossing = calls.some(c => c.getSourceFile() !== fn.getSourceFile());
+    if (crossFile && !crossing && isExportedHelper(ts, fn)) {
+      return refused('unsupported-construct', `helper ${split.name}() is exported, but no other file of the project calls it: code outside the project may, and would lose it when it is split; stop exporting it, or migrate it by hand.`);
+    }
+    if (crossFile && crossing) {
+      const problem = crossFileHelperProblem(ts, checker!, program!, fn, split.name, calls);
+      if (typeof problem === 'string') return refused('unsupported-construct', `${problem}; migrate it by hand or move the question into the handler.`);
+      split.partNames = problem.partNames;
+      if (isExportedHelper(ts, fn)) {
+        notes.push(`the exported ${split.name}() becomes ${problem.partNames.request}()${split.identity ? '' : ` and ${problem.partNames.result}()`}, and the files of this project that import it are rewritten with it; code outside the project that imports it must change the same way`);
+      }
+    }
     const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
     for (const caller of calls) {
-      const where = `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}`;
-      if (caller.getSourceFile() !== sourceFile) {
-        return refused('unsupported-construct', `helper ${split.name}() is also called from ${where}; helpers are split only when every caller is in the same file.`);
+      const foreign = caller.getSourceFile() !== fn.getSourceFile();
+      const at = foreign ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
+      if (foreign && !crossFile) {
+        return refused('unsupported-construct', `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).`);
       }
       const problem = helperCallProblem(ts, caller, split.name);
-      if (problem) return refused('unsupported-construct', `${problem} (line ${lineOf(caller)}).`);
+      if (problem) return refused('unsupported-construct', `${problem} (${at}).`);
       const context = contexts.contextOf(caller);
       let verdict: Verdict;
       if (context.type === 'no-request') {
         const reason: RefusalReason = context.why === 'detached-task' ? 'detached-task' : context.why === 'fire-and-forget' ? 'fire-and-forget' : context.why === 'other-method' ? 'handler-kind' : 'no-live-request';
-        return refused(reason, `helper ${split.name}() is also called at line ${lineOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
+        return refused(reason, `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.`);
       } else if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
         const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
-        verdict = verdictFor(ts, callerFacts, facts, resolver, checker);
+        verdict = verdictFor(ts, callerFacts, facts, resolverOf(caller), checker);
         if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
       } else {
         const up = helperChain(context.helper, caller, { type: 'helper', call: caller, split }, new Set(seen).add(fn));
@@ -209,7 +278,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
       }
       if (verdict.kind === 'refuse') {
         const by = context.type === 'handler' ? describeHandlers([context.handler]) : `helper ${context.helperName}()`;
-        return refused(verdict.reason, `where ${by} calls ${split.name}() (line ${lineOf(caller)}): ${verdict.hint}`);
+        return refused(verdict.reason, `where ${by} calls ${split.name}() (${at}): ${verdict.hint}`);
       }
       const prior = result.verdict as Extract<Verdict, { kind: 'migrate' }>;
       result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
@@ -217,22 +286,40 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     return result;
   }
 
-  const sites = facts.map((f, i) => toSite(ts, sourceFile, f, verdicts[i]!));
-  const suppressions = applySuppressions(ts, sourceFile, sites);
+  const allSites = facts.map((f, i) => toSite(ts, f.raw.node.getSourceFile(), f, verdicts[i]!));
+  // Every file's ignore comments count, so each file of a group decides alike; this file's are reported.
+  let suppressions: Suppression[] = [];
+  for (const file of included) {
+    const own = applySuppressions(ts, file, allSites.filter(s => s.node.getSourceFile() === file));
+    if (file === sourceFile) suppressions = own;
+  }
   const rounds: RoundsContext = { ts, checker, questionOf };
-  let plans = blockSiblings(ts, sites, facts, resolver, chains, rounds);
+  let plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   // A server that keeps requestState of its own comes last: a handler refused for its own code says
   // so (the same reason on a second run, once the first run wired its codec into the server).
   let stateProblem = false;
-  sites.forEach((site, i) => {
+  allSites.forEach((site, i) => {
     const f = facts[i]!;
     const served = f.context.type === 'handler' ? [f.context.handler] : f.context.type === 'helper' ? f.context.handlers : [];
-    const problem = site.verdict.kind === 'migrate' ? served.map(h => handWrittenStateProblem(ts, h, handlers, resolver)).find(p => p) : undefined;
+    const problem = site.verdict.kind === 'migrate'
+      ? served.map(h => { const scope = scopeOf(h.fn.getSourceFile()); return handWrittenStateProblem(ts, h, scope.handlers, scope.resolver); }).find(p => p)
+      : undefined;
     if (problem) [site.verdict, stateProblem] = [problem, true];
   });
-  if (stateProblem) plans = blockSiblings(ts, sites, facts, resolver, chains, rounds);
-  const helperSplits = [...new Set([...chains.entries()].filter(([i]) => sites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
-  return { fileName: sourceFile.fileName, sites, handlers, plans, helperSplits, typed: checker !== undefined, suppressions };
+  if (stateProblem) plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
+  const helperSplits = [...new Set([...chains.entries()].filter(([i]) => allSites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
+  // What belongs to this file: its sites, the plans of its handlers, the helpers declared in it.
+  const mine = (node: ts.Node): boolean => node.getSourceFile() === sourceFile;
+  return {
+    fileName: sourceFile.fileName,
+    sites: allSites.filter(s => mine(s.node)),
+    handlers,
+    plans: plans.filter(p => mine(p.handler.fn)),
+    helperSplits: helperSplits.filter(s => mine(s.fn)),
+    linkedFiles: [...included].filter(f => f !== sourceFile).map(f => f.fileName),
+    typed: checker !== undefined,
+    suppressions,
+  };
 }
 
 /** An asking helper's split and the handler calls that ask through it, when the whole chain migrates. */
@@ -459,7 +546,7 @@ function isConstantText(ts: TS, expr: ts.Expression): boolean {
 
 /**
  * The codec is wired into every construction of the server. One in another file is wired there only
- * when the files are planned together (the CLI, `crossFileServers`), and only in a source file of
+ * when the files are planned together (the CLI, `crossFile`), and only in a source file of
  * the project: not in a declaration file or a package.
  */
 function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict | undefined {
@@ -657,7 +744,7 @@ function camelCase(name: string): string {
   return /^[A-Za-z_]/.test(joined) ? joined : `x${joined}`;
 }
 
-function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResolver, chains: Map<number, HelperChain>, rounds: RoundsContext): HandlerPlan[] {
+function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolverOf: (node: ts.Node) => SdkResolver, chains: Map<number, HelperChain>, rounds: RoundsContext): HandlerPlan[] {
   const byHandler = new Map<Handler, number[]>();
   const reached = new Map<Handler, number[]>();
   const add = (map: Map<Handler, number[]>, handler: Handler, i: number): void => {
@@ -726,7 +813,7 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
       if (isRoundsProblem(planned)) {
         // The handler cannot be split into rounds: refuse the question, then block its siblings again.
         for (const q of planned.questions) q.site.verdict = refuse(planned.reason, planned.hint);
-        return blockSiblings(ts, sites, facts, resolver, chains, rounds);
+        return blockSiblings(ts, sites, facts, resolverOf, chains, rounds);
       }
       roundsPlan = planned;
       for (const suspension of planned.suspensions) {
@@ -743,7 +830,7 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolver: SdkResol
       }
     }
     const guards = (byHandler.get(handler) ?? []).filter(i => sites[i]!.kind === 'capability-guard').map(i => sites[i]!);
-    plans.push({ handler, questions, guards, urlThrows, constructions: serverConstructions(ts, handler.receiver, resolver), rounds: roundsPlan });
+    plans.push({ handler, questions, guards, urlThrows, constructions: serverConstructions(ts, handler.receiver, resolverOf(handler.fn)), rounds: roundsPlan });
   }
   return plans;
 }

@@ -1,7 +1,6 @@
 import type * as ts from 'typescript';
-import { discoverHandlers, handlerIndex } from './handlers.js';
 import { enclosingFunction, isFunctionLike } from './scope.js';
-import { functionNameNode, skipOuter, SdkResolver } from './sdk.js';
+import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
 /**
@@ -14,13 +13,13 @@ const LIFECYCLE_HOOKS = new Set(['oninitialized', 'onclose', 'onerror']);
 
 export class ContextFinder {
   private readonly memo = new Map<ts.Node, SiteContext>();
-  /** Handlers of the other files a helper's callers (from the project index) sit in. */
-  private readonly foreignHandlers = new Map<ts.SourceFile, Map<ts.FunctionLikeDeclaration, Handler>>();
 
   constructor(
     private readonly ts: TS,
-    private readonly handlers: Map<ts.FunctionLikeDeclaration, Handler>,
-    private readonly resolver: SdkResolver,
+    /** The handlers of a file: this one's, or another's where a helper's callers (from the project index) sit. */
+    private readonly handlersOf: (file: ts.SourceFile) => Map<ts.FunctionLikeDeclaration, Handler>,
+    /** The resolver of a file, which finds the calls of the functions declared in it. */
+    private readonly resolverOf: (file: ts.SourceFile) => SdkResolver,
   ) {}
 
   contextOf(node: ts.Node, seen: Set<ts.Node> = new Set()): SiteContext {
@@ -61,15 +60,7 @@ export class ContextFinder {
 
   /** The handler a function is, in this file or (for callers found through the project index) in another. */
   private handlerOf(fn: ts.FunctionLikeDeclaration): Handler | undefined {
-    const file = fn.getSourceFile();
-    if (file === this.resolver.sourceFile) return this.handlers.get(fn);
-    let index = this.foreignHandlers.get(file);
-    if (!index) {
-      const resolver = new SdkResolver(this.ts, file, this.resolver.checker, this.resolver.externalCallSites);
-      index = handlerIndex(discoverHandlers(this.ts, file, resolver));
-      this.foreignHandlers.set(file, index);
-    }
-    return index.get(fn);
+    return this.handlersOf(fn.getSourceFile()).get(fn);
   }
 
   private helperContext(fn: ts.FunctionLikeDeclaration, seen: Set<ts.Node>): SiteContext {
@@ -79,7 +70,7 @@ export class ContextFinder {
     const name = functionNameNode(ts, fn)?.text ?? '<anonymous function>';
     if (seen.has(fn)) return { type: 'no-request', why: 'unreachable-helper', detail: `${name} only calls itself` };
     const nextSeen = new Set(seen).add(fn);
-    const callers = this.resolver.callsOf(fn);
+    const callers = this.resolverOf(fn.getSourceFile()).callsOf(fn);
     const handlers: Handler[] = [];
     const unreachableFrom: string[] = [];
     for (const call of callers) {

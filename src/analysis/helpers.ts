@@ -45,6 +45,11 @@ export interface HelperSplit {
   identity: boolean;
   requestAsync: boolean;
   resultAsync: boolean;
+  /**
+   * The parts' names when the helper is used from other files (exported): chosen once, free in its
+   * file and in every file that imports it, so each file's rewrite names them alike.
+   */
+  partNames?: { request: string; result: string } | undefined;
 }
 
 export interface HelperContext {
@@ -53,6 +58,8 @@ export interface HelperContext {
   /** The question kind of an `await`ed question (push call or asking-helper call), if `expr` is one. */
   questionOf: (expr: ts.Expression) => QuestionKind | undefined;
   isQuestionCall: (node: ts.Node) => boolean;
+  /** Whether an exported helper may be split (its callers in other files are rewritten with it). */
+  exportsAllowed?: boolean | undefined;
 }
 
 /** The split of `fn` around `call` (its one question), or why it cannot be split. */
@@ -60,7 +67,7 @@ export function splitHelper(cx: HelperContext, fn: ts.FunctionLikeDeclaration, c
     HelperSplit | { problem: string } {
   const { ts } = cx;
   const name = functionNameNode(ts, fn)?.text ?? '<anonymous>';
-  const shape = helperShapeProblem(ts, fn, name);
+  const shape = helperShapeProblem(ts, fn, name, cx.exportsAllowed === true);
   if (shape) return { problem: shape };
   const body = fn.body as ts.Block;
 
@@ -154,7 +161,7 @@ export function splitHelper(cx: HelperContext, fn: ts.FunctionLikeDeclaration, c
 }
 
 /** Helper shapes the split does not produce code for. */
-function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string): string | undefined {
+function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string, exportsAllowed: boolean): string | undefined {
   const format = moduleFormatProblem(ts, fn.getSourceFile());
   if (format) return `helper ${name}(): ${format.replace(/; migrate by hand.*$|\.$/, '')}`;
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword) || fn.asteriskToken) return `helper ${name}() is not an async function`;
@@ -165,7 +172,9 @@ function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string
   if (!helperDeclaration(ts, fn)) {
     return `helper ${name}() is not a module-level function, a module-level \`const\` arrow function or a class method; the split parts replace its declaration`;
   }
-  if (isExportedHelper(ts, fn)) return `helper ${name}() is exported; callers in other modules would lose it when it is split`;
+  if (!exportsAllowed && isExportedHelper(ts, fn)) {
+    return `helper ${name}() is exported; callers in other modules would lose it when it is split (run mrtr-migrate on the project, which rewrites them too)`;
+  }
   return undefined;
 }
 
@@ -183,7 +192,7 @@ export function helperDeclaration(ts: TS, fn: ts.FunctionLikeDeclaration): ts.St
   return undefined;
 }
 
-function isExportedHelper(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
+export function isExportedHelper(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
   const decl = helperDeclaration(ts, fn);
   if (!decl || ts.isMethodDeclaration(decl)) return false;
   if (ts.getModifiers(decl as ts.FunctionDeclaration | ts.VariableStatement)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return true;

@@ -40,7 +40,7 @@ export class ProjectIndex {
   }
 }
 
-function functionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expression): ts.FunctionLikeDeclaration | undefined {
+export function functionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expression): ts.FunctionLikeDeclaration | undefined {
   const e = skipOuter(ts, callee);
   const nameNode = ts.isPropertyAccessExpression(e) ? e.name : ts.isIdentifier(e) ? e : undefined;
   if (!nameNode) return undefined;

@@ -14,7 +14,7 @@ import { classify, createProject, readSource, syntaxError, type ReadFile } from 
 import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from './packageJson.js';
 import { detectProjectType, mentionsV1Sdk, requestHandlers, runSdkUpgrade } from './sdkUpgrade.js';
 import { sdkTypeFallback } from './sdkTypes.js';
-import { fileOfKey, moduleText, planSharedCodec, wiredText } from './sharedCodec.js';
+import { fileOfKey, moduleText, planProject, wiredText, type ProjectPlan } from './sharedCodec.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
 import { findTsconfig, loadTsconfig } from './tsconfig.js';
@@ -215,11 +215,16 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     if (!index || index.program !== program) index = { program, index: new ProjectIndex(ts as never, program as never) };
     return index.index;
   };
-  // Servers whose handlers are registered in other files get one codec in a generated module (sharedCodec.ts).
-  const shared = planSharedCodec(ts as never, project.getProgram().compilerObject as never, indexOf(), live.map(e => e.read.path));
+  // Servers whose handlers are registered in other files get one codec in a generated module, and
+  // files linked by an asking helper used across files are planned together (sharedCodec.ts).
+  const plan = planProject(ts as never, project.getProgram().compilerObject as never, indexOf(), live.map(e => e.read.path));
+  const shared = plan.shared;
   // Without one, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
-  const contextFor = (): TransformContext => ({ project, ts, projectIndex: indexOf(), cwd, shared: sharing });
+  const contextFor = (): TransformContext => ({ project, ts, projectIndex: indexOf(), cwd, shared: sharing, planned: plan.planned });
+  joinLinkedFiles(plan, project, entries, live, contextFiles, rel, verify);
+  // A helper's file goes after its callers' files (its planned analysis is used for it).
+  live.sort((a, b) => Number(plan.helperFiles.has(a.sourceFile!.getFilePath())) - Number(plan.helperFiles.has(b.sourceFile!.getFilePath())));
   live.forEach((entry, i) => {
     progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
     const sourceFile = entry.sourceFile!;
@@ -254,7 +259,23 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     entry.changedBy.push(...changedBy);
   });
 
-  const group = shared && shared.importers.size > 0 ? wireSharedCodec(shared, project, entries, live, contextFiles, rel, diagnostics) : [];
+  // Files that stand or fall together: those of a shared codec, and those linked by an asking helper.
+  const sharedGroup = shared && shared.importers.size > 0 ? wireSharedCodec(shared, project, entries, live, contextFiles, rel, diagnostics) : [];
+  const groups = linkedGroups(plan, sharedGroup, live, project, rel, diagnostics);
+  // A split helper must have no user the analysis did not see: a source of its package that is not
+  // in the program (outside the paths given, or not parsed), names it and imports from the program.
+  for (const { file, name } of plan.sharedHelpers) {
+    const group = groups.find(g => g.some(e => path.resolve(e.read.path) === path.resolve(file)));
+    if (!group || group.length === 0) continue;
+    const manifest = ownerManifest(file, git.root ?? path.parse(file).root);
+    const root = manifest ? path.dirname(manifest) : git.root ?? cwd;
+    const unseen = unseenUsers(name, root, project.getProgram().compilerObject, options.ignore ?? [], git.root ?? cwd);
+    if (unseen.length > 0) {
+      undoGroup(group, project, diagnostics, `${name}() is split, but ${unseen.slice(0, 3).map(rel).join(', ')}${unseen.length > 3 ? ', ...' : ''}, which this run does not analyse, also names it and would lose it; run mrtr-migrate on a folder that holds every file using it`);
+      group.length = 0;
+    }
+  }
+  const groupOf = (entry: Entry): Entry[] | undefined => groups.find(g => g.includes(entry));
 
   if (verify) {
     let pending = live.filter(e => !e.error && sourceTextOf(e) !== e.afterSdkUpgrade);
@@ -270,12 +291,12 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         entry.newTypeErrors = added.map(e => e.text);
         broken.push(entry);
       });
-      for (const entry of broken) if (!group.includes(entry)) rollBack(entry, diagnostics);
-      // The files of a shared codec go back together: handlers without their codec, or a server
-      // wired to a module that is not written, would not stand alone.
-      const groupBroken = broken.filter(e => group.includes(e));
-      if (groupBroken.length > 0) {
-        const first = groupBroken[0]!;
+      for (const entry of broken) if (!groupOf(entry)) rollBack(entry, diagnostics);
+      // The files of a group go back together: handlers without their codec, a server wired to a
+      // module that is not written, or callers of a helper that is not split would not stand alone.
+      for (const group of groups) {
+        const first = broken.find(e => group.includes(e));
+        if (!first) continue;
         undoGroup(group, project, diagnostics, `the rewrite of ${first.rel} added ${first.newTypeErrors.length} type error(s) (${first.newTypeErrors[0] ?? ''}${first.newTypeErrors.length > 1 ? '; ...' : ''})`);
         group.length = 0;
       }
@@ -296,8 +317,9 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
         const said = onDisk(entry, compiled!.text, added);
         if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) {
-          // A file of a shared codec back on v1 would leave the others with a codec half wired.
-          if (group.includes(entry)) {
+          // A file of a group back on v1 would leave the others half rewritten.
+          const group = groupOf(entry);
+          if (group) {
             undoGroup(group, project, diagnostics, `${entry.rel} stays on the v1 SDK (its upgrade added type errors in a handler)`);
             group.length = 0;
           }
@@ -330,9 +352,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const written: string[] = [];
   let interrupted: string | undefined;
   if (write) {
-    // The files sharing a codec are written all or none: check them all before writing any.
-    const groupProblem = group.length > 0 ? writeProblem(group.filter(e => changed.includes(e))) : undefined;
-    if (groupProblem) {
+    // The files of a group are written all or none: check them all before writing any.
+    for (const group of groups) {
+      const groupProblem = group.length > 0 ? writeProblem(group.filter(e => changed.includes(e))) : undefined;
+      if (!groupProblem) continue;
       undoGroup(group, project, diagnostics, `${groupProblem}, so none of them was written`);
       group.length = 0;
     }
@@ -359,7 +382,8 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         written.push(entry.read.path);
       } catch (error) {
         entry.error = `not written: ${errorText(error)}`;
-        if (entry.created) {
+        const group = entry.created ? groupOf(entry) : undefined;
+        if (group) {
           undoGroup(group, project, diagnostics, `the module ${entry.rel} could not be written (${errorText(error)})`);
           group.length = 0;
         }
@@ -481,6 +505,32 @@ function v1ImportersOutside(packageDir: string, unread: (file: string) => boolea
   return found;
 }
 
+/**
+ * Sources under `root` that `program` does not hold, whose text names `name` and that import a
+ * source of the program (a module resolved with the program's options), or cannot be read.
+ */
+function unseenUsers(name: string, root: string, program: ts.Program, ignore: string[], ignoreRoot: string): string[] {
+  const word = new RegExp(`\\b${name.replace(/[$]/g, '\\$&')}\\b`);
+  const found: string[] = [];
+  for (const file of discoverSources({ cwd: root, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
+    if (program.getSourceFile(file)) continue;
+    let text: string;
+    try {
+      text = readSource(file, true).text;
+    } catch {
+      found.push(file); // unreadable: whether it uses the helper is unknown
+      continue;
+    }
+    if (!word.test(text)) continue;
+    const reaches = ts.preProcessFile(text, true, true).importedFiles.some(({ fileName }) => {
+      const resolved = ts.resolveModuleName(fileName, file, program.getCompilerOptions(), ts.sys).resolvedModule;
+      return resolved !== undefined && !resolved.isExternalLibraryImport && program.getSourceFile(resolved.resolvedFileName) !== undefined;
+    });
+    if (reaches) found.push(file);
+  }
+  return found;
+}
+
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string') return reason;
@@ -544,6 +594,59 @@ function wireSharedCodec(shared: SharedRequestState, project: Project, entries: 
   return group;
 }
 
+/**
+ * Files linked to the run's files by an asking helper used across files (the callers of a helper
+ * exported from ask.ts) join the rewrite even when they were read for context only.
+ */
+function joinLinkedFiles(plan: ProjectPlan, project: Project, entries: Entry[], live: Entry[], contextFiles: ReadFile[], rel: (file: string) => string, verify: boolean): void {
+  const byPath = new Set(live.map(e => path.resolve(e.read.path)));
+  const wanted = new Set(plan.linked.flat().map(f => path.resolve(f)));
+  const joined: Entry[] = [];
+  for (const read of contextFiles) {
+    const file = path.resolve(read.path);
+    if (byPath.has(file) || !wanted.has(file)) continue;
+    const entry = newEntry(read, rel(read.path));
+    entry.sourceFile = project.getSourceFile(read.path);
+    if (!entry.sourceFile) continue;
+    entries.push(entry);
+    live.push(entry);
+    joined.push(entry);
+  }
+  if (verify && joined.length > 0) {
+    const program = project.getProgram().compilerObject;
+    for (const entry of joined) {
+      const compiled = program.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(program, compiled);
+    }
+  }
+}
+
+/**
+ * The groups of files that stand or fall together: the shared codec's, and each set of files
+ * linked by an asking helper (merged where they share a file). A linked group with a file this run
+ * does not rewrite (outside the paths given, not parsed, stopped by an internal error) is undone.
+ */
+function linkedGroups(plan: ProjectPlan, sharedGroup: Entry[], live: Entry[], project: Project, rel: (file: string) => string, diagnostics: Diagnostic[]): Entry[][] {
+  const byPath = new Map(live.map(e => [path.resolve(e.read.path), e]));
+  const groups: Entry[][] = sharedGroup.length > 0 ? [sharedGroup] : [];
+  for (const files of plan.linked) {
+    const members = files.map(f => byPath.get(path.resolve(f)));
+    let group = members.filter((e): e is Entry => e !== undefined);
+    // Joined with every group it shares a file with.
+    for (const other of groups.filter(g => g.some(e => group.includes(e)))) {
+      group = [...new Set([...other, ...group])];
+      groups.splice(groups.indexOf(other), 1);
+    }
+    groups.push(group);
+    const missing = files.filter((f, i) => members[i] === undefined || members[i]!.error !== undefined);
+    if (missing.length > 0) {
+      undoGroup(group, project, diagnostics, `an asking helper links them to ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds them all`);
+      group.length = 0;
+    }
+  }
+  return groups;
+}
+
 /** Why a file of the group would not be written, or undefined when all can be. */
 function writeProblem(group: Entry[]): string | undefined {
   for (const entry of group) {
@@ -560,7 +663,7 @@ function undoGroup(group: Entry[], project: Project, diagnostics: Diagnostic[], 
   const files = group.filter(e => !e.created).map(e => e.rel);
   diagnostics.push({
     level: 'error', source: 'verify', code: 'verify/rolled-back', file: files[0], line: undefined,
-    message: `the files whose handlers share one requestState codec (${files.join(', ')}) were rolled back together: ${why}; migrate them by hand or report the case.`,
+    message: `the files whose handlers share one requestState codec or an asking helper (${files.join(', ')}) were rolled back together: ${why}; migrate them by hand or report the case.`,
   });
   for (const entry of group) {
     if (entry.created) {
@@ -575,7 +678,7 @@ function undoGroup(group: Entry[], project: Project, diagnostics: Diagnostic[], 
     if (entry.beforeWiring === undefined) entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
     else entry.changedBy = entry.changedBy.filter(id => id !== 'mrtr');
     for (const site of entry.sites) {
-      if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the files sharing this server's requestState codec were rolled back together: ${why}.`);
+      if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the files sharing this server's requestState codec or an asking helper were rolled back together: ${why}.`);
     }
   }
 }

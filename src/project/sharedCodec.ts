@@ -1,30 +1,73 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeFile, mightContainSites, type ProjectIndex } from '../analysis/index.js';
+import { analyzeFile, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
 import { sharedModuleText, sharedWiringEdits } from '../../transforms/mrtr/moduleSupport.js';
 import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
-import type { SharedRequestState } from '../../transforms/types.js';
+import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
+
+/** The plan of a run's files together, before any is rewritten. */
+export interface ProjectPlan {
+  /** One codec in a generated module, for servers whose handlers span files (undefined when none does). */
+  shared: SharedRequestState | undefined;
+  /**
+   * Files linked by asking helpers used across files (the helper's file and its callers' files):
+   * each group is rewritten, checked and rolled back together.
+   */
+  linked: string[][];
+  /** Files that declare a helper used from other files: rewritten after their callers. */
+  helperFiles: Set<string>;
+  /** Those helpers, by name: a file the analysis did not see must not use them (see migrate.ts). */
+  sharedHelpers: Array<{ file: string; name: string }>;
+  /**
+   * The analyses of the linked files, made on the program before any file was rewritten: once its
+   * callers are rewritten, a helper's file no longer shows the calls that made its verdict.
+   */
+  planned: Map<string, PlannedAnalysis>;
+}
 
 /**
- * Servers whose handlers are registered in other files than the one constructing them (tools.ts +
- * index.ts) need one codec for all their files: the plan of all files together, before any is
- * rewritten. A file with a handler on such a server joins, and so do all servers of that file, so
- * each file has one codec. Undefined when every server and its handlers share a file.
+ * Plans the files of a run together, before any is rewritten:
+ * - servers whose handlers are registered in other files than the one constructing them (tools.ts +
+ *   index.ts) need one codec for all their files. A file with a handler on such a server joins, and
+ *   so do all servers of that file, so each file has one codec;
+ * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planSharedCodec(tsApi: TS, program: ts.Program, index: ProjectIndex, files: string[]): SharedRequestState | undefined {
+export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex, files: string[]): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
-  for (const file of files) {
-    const sourceFile = program.getSourceFile(file);
-    if (!sourceFile || !mightContainSites(sourceFile.text)) continue;
-    const analysis = analyzeFile({
-      ts: tsApi, sourceFile, program, crossFileServers: true,
-      externalCallSites: fn => index.callsOf(fn),
-    });
+  const links: string[][] = [];
+  const helperFiles = new Set<string>();
+  const sharedHelpers: ProjectPlan['sharedHelpers'] = [];
+  const planned = new Map<string, PlannedAnalysis>();
+  const analyse = (sourceFile: ts.SourceFile): FileAnalysis => analyzeFile({
+    ts: tsApi, sourceFile, program, crossFile: true,
+    externalCallSites: fn => index.callsOf(fn),
+  });
+  const queue = files.map(file => program.getSourceFile(file)).filter((f): f is ts.SourceFile => f !== undefined && mightContainSites(f.text));
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const sourceFile = queue.shift()!;
+    const analysis = analyse(sourceFile);
+    if (analysis.linkedFiles.length > 0) {
+      links.push([sourceFile.fileName, ...analysis.linkedFiles]);
+      planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program });
+      for (const split of analysis.helperSplits.filter(s => s.partNames)) {
+        helperFiles.add(sourceFile.fileName);
+        sharedHelpers.push({ file: sourceFile.fileName, name: split.name });
+      }
+      // A linked file without sites of its own (the callers of an exported helper) is planned too.
+      for (const file of analysis.linkedFiles) {
+        const linked = program.getSourceFile(file);
+        if (linked && !seen.has(linked)) {
+          seen.add(linked);
+          queue.push(linked);
+        }
+      }
+    }
     const constructions = analysis.plans.flatMap(p => p.constructions);
     if (constructions.length === 0) continue;
     plans.set(sourceFile.fileName, {
@@ -43,9 +86,27 @@ export function planSharedCodec(tsApi: TS, program: ts.Program, index: ProjectIn
       changed = true;
     }
   }
-  if (keys.size === 0) return undefined;
+  const linked = mergeGroups(links);
+  if (keys.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
-  return { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program), constructions: keys, importers: new Set(), uses: new Set() };
+  const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
+  return { shared, linked, helperFiles, sharedHelpers, planned };
+}
+
+/** Groups that share a file become one group. */
+export function mergeGroups(groups: readonly string[][]): string[][] {
+  const merged: Array<Set<string>> = [];
+  for (const group of groups) {
+    const joined = new Set(group);
+    for (let i = merged.length - 1; i >= 0; i--) {
+      if ([...merged[i]!].some(f => joined.has(f))) {
+        for (const f of merged[i]!) joined.add(f);
+        merged.splice(i, 1);
+      }
+    }
+    merged.push(joined);
+  }
+  return merged.map(g => [...g].sort());
 }
 
 /** `requestState.ts` next to the server, or `requestState2.ts`, ... when that name is taken. */

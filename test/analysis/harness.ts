@@ -60,20 +60,31 @@ const sharedSourceFiles = new Map<string, ts.SourceFile | undefined>();
 
 /** A one-file program over in-memory source (placed among the fixtures so the SDKs resolve). */
 export function snippetProgram(text: string, fileName = '__snippet__.ts'): { program: ts.Program; sourceFile: ts.SourceFile } {
-  const path = join(FIXTURES, fileName);
+  const { program, sourceFiles } = snippetsProgram({ [fileName]: text });
+  return { program, sourceFile: sourceFiles[0]! };
+}
+
+/** A program over several in-memory files (by name, placed among the fixtures), in the order given. */
+export function snippetsProgram(files: Record<string, string>): { program: ts.Program; sourceFiles: ts.SourceFile[] } {
+  const texts = new Map(Object.entries(files).map(([name, text]) => [join(FIXTURES, name), text]));
   const host = ts.createCompilerHost(PROGRAM_OPTIONS, true);
   const getSourceFile = host.getSourceFile.bind(host);
   host.getSourceFile = (name, languageVersion, onError, shouldCreate) => {
-    if (name === path) return ts.createSourceFile(name, text, languageVersion, true);
+    const text = texts.get(name);
+    if (text !== undefined) return ts.createSourceFile(name, text, languageVersion, true);
     if (!sharedSourceFiles.has(name)) sharedSourceFiles.set(name, getSourceFile(name, languageVersion, onError, shouldCreate));
     return sharedSourceFiles.get(name);
   };
   const fileExists = host.fileExists.bind(host);
-  host.fileExists = name => name === path || fileExists(name);
+  host.fileExists = name => texts.has(name) || fileExists(name);
   const readFile = host.readFile.bind(host);
-  host.readFile = name => (name === path ? text : readFile(name));
-  const program = ts.createProgram({ rootNames: [path], options: PROGRAM_OPTIONS, host });
-  return { program, sourceFile: program.getSourceFile(path)! };
+  host.readFile = name => texts.get(name) ?? readFile(name);
+  // A folder that holds only in-memory files exists for module resolution.
+  const folders = new Set([...texts.keys()].map(name => dirname(name)));
+  const directoryExists = host.directoryExists?.bind(host);
+  host.directoryExists = name => folders.has(name) || (directoryExists?.(name) ?? true);
+  const program = ts.createProgram({ rootNames: [...texts.keys()], options: PROGRAM_OPTIONS, host });
+  return { program, sourceFiles: [...texts.keys()].map(name => program.getSourceFile(name)!) };
 }
 
 /** Analyses in-memory source, with a checker (one-file program) or without (bare parse). */

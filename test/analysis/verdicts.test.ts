@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
 import { readExpectations, verdictNotation } from '../helpers/expectations.js';
-import { analyzeBoth, analyzeSnippet, createFixtureProgram, FIXTURES, fixtureFiles, ts } from './harness.js';
+import { analyzeBoth, analyzeSnippet, createFixtureProgram, FIXTURES, fixtureFiles, snippetsProgram, ts } from './harness.js';
 
 const V2 = [
   "import { McpServer, Server } from '@modelcontextprotocol/server';",
@@ -516,10 +516,19 @@ describe('across files', () => {
     expect(withIndex.sites[1]!.context).toMatchObject({ type: 'helper', helperName: 'summarizeWith' });
     expect(hint(withIndex.sites[1]!)).toMatch(/summarizeWith\(\) is exported/);
     expect(withIndex.plans).toEqual([]);
-    // Planned with the other files (the CLI, typed lint), the codec can be wired there: the tool migrates.
-    const planned = analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn), crossFileServers: true });
-    expect(verdicts(planned)).toEqual(['11 migrate', '23 refuse:unsupported-construct']);
+    // Planned with the other files (the CLI, typed lint), the codec can be wired there: the tool migrates,
+    // and so does the exported helper, whose caller in tools-main.ts is rewritten with it.
+    const planned = analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn), crossFile: true });
+    expect(verdicts(planned)).toEqual(['11 migrate', '23 review']);
     expect(planned.plans.map(p => p.constructions.map(c => c.getSourceFile().fileName.split('/').pop()))).toEqual([['tools-main.ts']]);
+    expect(planned.helperSplits.map(s => [s.name, s.partNames])).toEqual([['summarizeWith', { request: 'summarizeWithRequest', result: 'summarizeWithResult' }]]);
+    expect(planned.sites[1]!.verdict).toMatchObject({ review: true, notes: [expect.stringMatching(/exported summarizeWith\(\) becomes summarizeWithRequest\(\) and summarizeWithResult\(\)/)] });
+    expect(planned.linkedFiles.map(f => f.split('/').pop())).toEqual(['tools-main.ts']);
+    // The caller's file, analysed on its own, plans its handler with the helper's parts and links back.
+    const caller = analyzeFile({ ts, sourceFile: program.getSourceFile(files[1]!)!, program, externalCallSites: fn => index.callsOf(fn), crossFile: true });
+    expect(caller.sites).toEqual([]);
+    expect(caller.plans.map(p => [p.handler.name, p.questions.map(q => q.helper?.split.name)])).toEqual([['summarize-page', ['summarizeWith']]]);
+    expect(caller.linkedFiles.map(f => f.split('/').pop())).toEqual(['tools-module.ts']);
   });
 });
 
@@ -633,5 +642,81 @@ describe('a server that already keeps requestState of its own', () => {
       push,
     ].join('\n'));
     expect(verdicts(typed)).toEqual(['7 migrate']);
+  });
+});
+
+describe('an asking helper exported to other files', () => {
+  const ASK = `import type { McpServer } from '@modelcontextprotocol/server';
+export async function askYesNo(server: McpServer, question: string): Promise<boolean> {
+  const answer = await server.server.elicitInput({ mode: 'form', message: question, requestedSchema: { type: 'object', properties: { yes: { type: 'boolean' } } } });
+  return answer.action === 'accept' && answer.content?.yes === true;
+}
+`;
+  const tools = (imports: string, body = 'if (!(await askYesNo(server, `Drop ${id}?`))) return { content: [] };', extra = '') => `import { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+${imports}
+const server = new McpServer({ name: 's', version: '1.0.0' });
+server.registerTool('drop', { inputSchema: z.object({ id: z.string() }) }, async ({ id }) => {
+  ${body}
+  return { content: [{ type: 'text', text: id }] };
+});
+${extra}
+`;
+  const analyse = (files: Record<string, string>, crossFile = true) => {
+    const { program, sourceFiles } = snippetsProgram(files);
+    const index = new ProjectIndex(ts, program);
+    return sourceFiles.map(sourceFile => analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn), crossFile }));
+  };
+
+  it('is split when every use is a call the rewrite changes, and each file decides alike', () => {
+    const [ask, caller] = analyse({ 'across-a/ask.ts': ASK, 'across-a/tools.ts': tools(`import { askYesNo } from './ask.js';`) });
+    // For review: code outside the project that imports the helper would have to follow.
+    expect(verdicts(ask!)).toEqual(['3 review']);
+    expect(ask!.helperSplits.map(s => s.partNames)).toEqual([{ request: 'askYesNoRequest', result: 'askYesNoResult' }]);
+    expect(caller!.plans.map(p => p.questions.map(q => q.helper?.split.partNames?.request))).toEqual([['askYesNoRequest']]);
+    expect(ask!.linkedFiles.map(f => f.split('/').pop())).toEqual(['tools.ts']);
+    // A per-file run (jscodeshift) cannot edit the callers: refused, pointing to the project run.
+    const [alone] = analyse({ 'across-b/ask.ts': ASK, 'across-b/tools.ts': tools(`import { askYesNo } from './ask.js';`) }, false);
+    expect(verdicts(alone!)).toEqual(['3 refuse:unsupported-construct']);
+    expect(hint(alone!.sites[0]!)).toMatch(/askYesNo\(\) is exported; .*run mrtr-migrate on the project/);
+  });
+
+  it('picks names for the parts that are free in every file that imports it', () => {
+    const [ask] = analyse({ 'across-c/ask.ts': ASK, 'across-c/tools.ts': tools(`import { askYesNo } from './ask.js';`, undefined, 'export const askYesNoRequest = 1;') });
+    expect(ask!.helperSplits.map(s => s.partNames)).toEqual([{ request: 'askYesNoRequest2', result: 'askYesNoResult' }]);
+  });
+
+  it.each([
+    ['imported under another name', { 'tools.ts': tools(`import { askYesNo as confirm } from './ask.js';`, 'if (!(await confirm(server, id))) return { content: [] };') }, /askYesNo\(\) is imported under another name \(`askYesNo as confirm`\) in tools\.ts:3/],
+    ['used as a value', { 'tools.ts': tools(`import { askYesNo } from './ask.js';`, undefined, 'export const confirmers = [askYesNo];') }, /askYesNo\(\) is used as a value \(`\[askYesNo\]`\) in tools\.ts:9/],
+    ['exported again', { 'tools.ts': tools(`import { askYesNo } from './ask.js';`), 'index.ts': `export { askYesNo } from './ask.js';\n` }, /askYesNo\(\) is exported again in index\.ts:1/],
+    ['reached through a namespace', { 'tools.ts': tools(`import * as ask from './ask.js';`, 'if (!(await ask.askYesNo(server, id))) return { content: [] };') }, /askYesNo\(\) is called through `ask\.askYesNo`/],
+  ])('is refused when %s', (_, others, expected) => {
+    const dir = `across-${_.replace(/\W+/g, '-')}`;
+    const files = { [`${dir}/ask.ts`]: ASK, ...Object.fromEntries(Object.entries(others).map(([name, text]) => [`${dir}/${name}`, text])) };
+    const [ask, caller] = analyse(files);
+    expect(verdicts(ask!)).toEqual(['3 refuse:unsupported-construct']);
+    expect(hint(ask!.sites[0]!)).toMatch(expected);
+    expect(caller!.plans).toEqual([]);
+  });
+
+  it('is refused when exported through an export list, and when a caller in another file is refused', () => {
+    const listed = ASK.replace('export async function', 'async function') + 'export { askYesNo };\n';
+    const [ask] = analyse({ 'across-list/ask.ts': listed, 'across-list/tools.ts': tools(`import { askYesNo } from './ask.js';`) });
+    expect(hint(ask!.sites[0]!)).toMatch(/exported through an export list; export it where it is declared/);
+    // The caller asks from a timer, after the request: the helper stays whole, and no file plans it.
+    const late = tools(`import { askYesNo } from './ask.js';`, 'setTimeout(() => void askYesNo(server, id), 10);');
+    const [ask2, caller] = analyse({ 'across-late/ask.ts': ASK, 'across-late/tools.ts': late });
+    expect(verdicts(ask2!)).toEqual(['3 refuse:no-live-request']);
+    expect(hint(ask2!.sites[0]!)).toMatch(/askYesNo is only called outside requests: tools\.ts:6 \(runs later, from setTimeout\(\)/);
+    expect(caller!.plans).toEqual([]);
+    // The calling handler has a refused question of its own: it stays whole, so the helper does too,
+    // seen from either file.
+    const blocked = tools(`import { askYesNo } from './ask.js';`, 'void server.server.listRoots();\n  if (!(await askYesNo(server, id))) return { content: [] };');
+    const [ask3, caller3] = analyse({ 'across-blocked/ask.ts': ASK, 'across-blocked/tools.ts': blocked });
+    expect(verdicts(ask3!)).toEqual(['3 refuse:blocked-by-sibling']);
+    expect(verdicts(caller3!)).toEqual(['6 refuse:fire-and-forget']);
+    expect(caller3!.plans).toEqual([]);
+    expect(ask3!.helperSplits).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
@@ -13,16 +13,29 @@ import { REPO, tempProject } from './tempProject.js';
 
 const FIXTURE = join(REPO, 'fixtures', 'v2-tools-across-files');
 /** A copy of the fixture's input/ in a temporary folder, with the repository's packages linked in. */
-function project(): string {
+function project(fixture = FIXTURE): string {
   const dir = tempProject('shared-codec');
-  cpSync(join(FIXTURE, 'input'), dir, { recursive: true });
+  cpSync(join(fixture, 'input'), dir, { recursive: true });
   const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
   return dir;
 }
 
 const FILES = ['deploy.ts', 'effects.ts', 'index.ts', 'notes.ts'];
-const snapshot = (dir: string) => Object.fromEntries(FILES.map(f => [f, readFileSync(join(dir, f), 'utf8')]));
+const snapshot = (dir: string, files = FILES) => Object.fromEntries(files.map(f => [f, readFileSync(join(dir, f), 'utf8')]));
+
+/** A transform that breaks one file after the rewrite: it gains a type error. */
+function breaking(file: string): Transform {
+  return {
+    id: 'break-file',
+    title: `test: a type error in ${file}`,
+    apply(sourceFile) {
+      if (!sourceFile.getFilePath().endsWith(`/${file}`)) return { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
+      sourceFile.replaceWithText(`${sourceFile.getFullText()}\nexport const broken: number = 'not a number';\n`);
+      return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
+    },
+  };
+}
 
 describe('a server whose handlers span files', () => {
   it('writes the handler files, the wired server file and the new codec module; a second run changes nothing', async () => {
@@ -42,21 +55,12 @@ describe('a server whose handlers span files', () => {
     const dir = project();
     const before = snapshot(dir);
     // Stands for a rewrite that breaks one file of the three: notes.ts gains an error after the rewrite.
-    const breakNotes: Transform = {
-      id: 'break-notes',
-      title: 'test: a type error in notes.ts',
-      apply(sourceFile) {
-        if (!sourceFile.getFilePath().endsWith('/notes.ts')) return { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
-        sourceFile.replaceWithText(`${sourceFile.getFullText()}\nexport const broken: number = 'not a number';\n`);
-        return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
-      },
-    };
-    const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breakNotes] });
+    const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breaking('notes.ts')] });
     expect(snapshot(dir)).toEqual(before);
     expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
     expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['deploy.ts:18 rolled-back', 'deploy.ts:31 rolled-back', 'notes.ts:13 rolled-back']);
     const rolledBack = report.diagnostics.find(d => d.code === 'verify/rolled-back')!;
-    expect(rolledBack.message).toMatch(/^the files whose handlers share one requestState codec \(deploy\.ts, notes\.ts, index\.ts\) were rolled back together: the rewrite of notes\.ts added 1 type error\(s\) \(line \d+: TS2322/);
+    expect(rolledBack.message).toMatch(/^the files whose handlers share one requestState codec or an asking helper \(deploy\.ts, notes\.ts, index\.ts\) were rolled back together: the rewrite of notes\.ts added 1 type error\(s\) \(line \d+: TS2322/);
   });
 
   it('writes none of them when one cannot be written', async () => {
@@ -83,5 +87,56 @@ describe('a server whose handlers span files', () => {
       expect(withoutMarkers, file).toBe(before[file]);
     }
     expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
+  });
+});
+
+/**
+ * An asking helper exported from ask.ts and called by the tools of two modules
+ * (fixtures/v2-helper-across-files): the helper's file and its callers' files go together.
+ */
+describe('an asking helper used by several modules', () => {
+  const HELPER_FIXTURE = join(REPO, 'fixtures', 'v2-helper-across-files');
+  const HELPER_FILES = ['accounts.ts', 'ask.ts', 'effects.ts', 'index.ts', 'orders.ts'];
+
+  it('splits the helper, rewrites both modules that call it, and a second run changes nothing', async () => {
+    const dir = project(HELPER_FIXTURE);
+    const report = await migrate({ cwd: dir, force: true });
+    expect(report.files.filter(f => f.written).map(f => f.file)).toEqual(['accounts.ts', 'ask.ts', 'index.ts', 'orders.ts', 'requestState.ts']);
+    for (const file of [...HELPER_FILES, 'requestState.ts']) {
+      expect(readFileSync(join(dir, file), 'utf8'), file).toBe(readFileSync(join(HELPER_FIXTURE, 'output', file), 'utf8'));
+    }
+    const again = await migrate({ cwd: dir, force: true });
+    expect(again.files.filter(f => f.changed)).toEqual([]);
+  });
+
+  it('rolls back the helper and every caller when one caller gains a type error', async () => {
+    const dir = project(HELPER_FIXTURE);
+    const before = snapshot(dir, HELPER_FILES);
+    const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breaking('orders.ts')] });
+    expect(snapshot(dir, HELPER_FILES)).toEqual(before);
+    expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
+    expect(new Set(report.sites.map(s => s.status))).toEqual(new Set(['rolled-back']));
+    expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/\(accounts\.ts, .*ask\.ts.*\) were rolled back together: the rewrite of orders\.ts added 1 type error/);
+  });
+
+  it('splits nothing when a caller of the helper is outside the paths given', async () => {
+    const dir = project(HELPER_FIXTURE);
+    const before = snapshot(dir, HELPER_FILES);
+    const report = await migrate({ cwd: dir, force: true, paths: ['ask.ts', 'orders.ts', 'index.ts'] });
+    expect(snapshot(dir, HELPER_FILES)).toEqual(before);
+    expect(report.files.filter(f => f.written)).toEqual([]);
+    expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/accounts\.ts/);
+  });
+
+  it('splits nothing when a file the run does not analyse names the helper', async () => {
+    const dir = project(HELPER_FIXTURE);
+    mkdirSync(join(dir, 'scripts'));
+    writeFileSync(join(dir, 'scripts', 'smoke.ts'), "import { askYesNo } from '../ask.js';\nexport const check = askYesNo;\n");
+    const before = snapshot(dir, HELPER_FILES);
+    const report = await migrate({ cwd: dir, force: true, paths: HELPER_FILES });
+    expect(snapshot(dir, HELPER_FILES)).toEqual(before);
+    expect(report.files.filter(f => f.written)).toEqual([]);
+    expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message)
+      .toMatch(/askYesNo\(\) is split, but scripts\/smoke\.ts, which this run does not analyse, also names it/);
   });
 });

@@ -25,16 +25,19 @@ export const mrtrTransform: Transform = {
   title: 'Push-style questions to multi round-trip requests',
   apply(sourceFile, context) {
     const ts = context.ts as unknown as TS;
-    const program = context.project.getProgram().compilerObject as unknown as ts.Program;
-    const compiled = program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
+    // A linked file unchanged since the CLI planned the run keeps the analysis of that plan.
+    const planned = context.planned?.get(sourceFile.getFilePath());
+    const fromPlan = planned !== undefined && planned.text === sourceFile.getFullText() ? planned : undefined;
+    const program = fromPlan?.program ?? context.project.getProgram().compilerObject as unknown as ts.Program;
+    const compiled = fromPlan?.sourceFile ?? program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
     const analyze = (file: ts.SourceFile, withProgram: ts.Program): FileAnalysis => analyzeFile({
       ts,
       sourceFile: file,
       program: withProgram,
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
-      crossFileServers: context.shared !== undefined,
+      crossFile: context.shared !== undefined,
     });
-    const analysis = analyze(compiled, program);
+    const analysis = fromPlan?.analysis ?? analyze(compiled, program);
     const original = compiled.text;
     // Loops and conditional expressions around questions are lowered first; the lowered file is
     // analysed again and printed from that plan. Sites are reported where they are in the original.
@@ -48,7 +51,8 @@ export const mrtrTransform: Transform = {
       const lowered = context.project.getProgram().compilerObject as unknown as ts.Program;
       const loweredFile = lowered.getSourceFile(sourceFile.getFilePath())!;
       const again = analyze(loweredFile, lowered);
-      const verdicts = (a: FileAnalysis): string => a.sites.map(s => s.verdict.kind).join(',');
+      // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
+      const verdicts = (a: FileAnalysis): string => `${a.sites.map(s => s.verdict.kind).join(',')}; ${a.plans.map(p => p.questions.length).join(',')}; ${a.helperSplits.length}`;
       if (verdicts(again) !== verdicts(analysis)) {
         sourceFile.replaceWithText(original);
         throw new Error(`lowering loops and conditional expressions changed the verdicts of ${compiled.fileName} (${verdicts(analysis)} → ${verdicts(again)})`);
@@ -88,7 +92,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
 
   // Capability guards migrate in handlers without questions too: there only the read is rewritten.
   const guards = analysis.sites.filter(s => s.kind === 'capability-guard' && s.verdict.kind === 'migrate');
-  if (!options.reportOnly && (analysis.plans.length > 0 || guards.length > 0)) {
+  if (!options.reportOnly && (analysis.plans.length > 0 || guards.length > 0 || analysis.helperSplits.length > 0)) {
     const names = new NameAllocator(ts, sourceFile);
     const moduleNames: ModuleNames & CodecNames = {
       codec: names.take('requestStateCodec'),
@@ -105,13 +109,27 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       keyLoader: names.take('requestStateKey'),
     };
     const helperNames = new Map<HelperSplit, HelperPartNames>();
-    for (const split of analysis.helperSplits) helperNames.set(split, { request: names.take(`${split.name}Request`), result: names.take(`${split.name}Result`) });
-    const helperTypes = new Set<string>();
+    // A helper used across files has its parts' names chosen by the analysis, alike in every file.
+    const agreed = (name: string): string => {
+      if (names.take(name) !== name) throw new Error(`the name ${name} chosen for a split helper's part is taken in ${sourceFile.fileName}`);
+      return name;
+    };
     for (const split of analysis.helperSplits) {
-      const { edit, sdkTypes } = splitHelperEdit({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, checker, helperNames }, split);
+      helperNames.set(split, split.partNames
+        ? { request: agreed(split.partNames.request), result: agreed(split.partNames.result) }
+        : { request: names.take(`${split.name}Request`), result: names.take(`${split.name}Result`) });
+    }
+    const imported = importedSplits(analysis);
+    for (const split of imported) helperNames.set(split, { request: agreed(split.partNames!.request), result: agreed(split.partNames!.result) });
+    const helperTypes = new Set<string>();
+    const helperValues = new Set<string>();
+    for (const split of analysis.helperSplits) {
+      const { edit, sdkTypes, sdkValues } = splitHelperEdit({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, checker, helperNames }, split);
       edits.push(edit);
       for (const t of sdkTypes) helperTypes.add(t);
+      for (const v of sdkValues) helperValues.add(v);
     }
+    for (const split of imported) if (!ts.isMethodDeclaration(split.fn)) edits.push(...importedPartsEdits(ts, sourceFile, split, helperNames.get(split)!, checker));
     const constructions = new Set<ts.NewExpression>();
     for (const plan of analysis.plans) {
       const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
@@ -139,11 +157,11 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
       usesElicitResultOf: all.some(r => r.usesElicitResultOf),
       usesElicitAnswerOf: all.some(r => r.usesElicitAnswerOf),
-      sdkValues: new Set(all.flatMap(r => [...r.sdkValues])),
+      sdkValues: new Set([...all.flatMap(r => [...r.sdkValues]), ...helperValues]),
       sdkTypes: new Set([...all.flatMap(r => [...r.sdkTypes]), ...helperTypes]),
       // Constructions in other files are wired by the CLI once the files are rewritten (wireSharedCodec).
       constructions: [...constructions].filter(c => c.getSourceFile() === sourceFile),
-      unusedImports: unusedAfterUrlRewrite(ts, sourceFile, analysis.plans),
+      unusedImports: new Set([...unusedAfterUrlRewrite(ts, sourceFile, analysis.plans), ...unusedAfterSplit(ts, sourceFile, analysis.helperSplits)]),
       shared,
     }));
   }
@@ -190,6 +208,36 @@ export function moduleSpecifier(ts: TS, sourceFile: ts.SourceFile, target: strin
   return style === '' ? stem : `${stem}${style === '.ts' ? '.ts' : '.js'}`;
 }
 
+/**
+ * Split helpers of other files that this file's handlers (or its own split helpers) call: their
+ * parts are imported in place of the helper. A method is reached through its object: no import.
+ */
+function importedSplits(analysis: FileAnalysis): HelperSplit[] {
+  const used = [
+    ...analysis.plans.flatMap(p => p.questions.flatMap(q => (q.helper ? [q.helper.split] : []))),
+    ...analysis.helperSplits.flatMap(s => (s.question.type === 'helper' ? [s.question.split] : [])),
+  ];
+  return [...new Set(used)].filter(s => s.fn.getSourceFile().fileName !== analysis.fileName);
+}
+
+/** `import { askYesNo } from './ask.js'` → `import { askYesNoRequest, askYesNoResult } from './ask.js'`. */
+function importedPartsEdits(ts: TS, sourceFile: ts.SourceFile, split: HelperSplit, names: HelperPartNames, checker: ts.TypeChecker | undefined): Edit[] {
+  const edits: Edit[] = [];
+  for (const statement of sourceFile.statements) {
+    const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined;
+    if (!bindings || !ts.isNamedImports(bindings)) continue;
+    for (const element of bindings.elements) {
+      if (element.propertyName || element.name.text !== split.name) continue;
+      let symbol = checker?.getSymbolAtLocation(element.name);
+      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker!.getAliasedSymbol(symbol);
+      if (!symbol?.declarations?.some(d => d === split.fn || d === split.fn.parent)) continue;
+      edits.push({ start: element.getStart(sourceFile), end: element.getEnd(), text: split.identity ? names.request : `${names.request}, ${names.result}` });
+    }
+  }
+  if (edits.length === 0) throw new Error(`${split.name}() is split, but ${sourceFile.fileName} imports it in a way the rewrite cannot edit`);
+  return edits;
+}
+
 /** `// mrtr-migrate-ignore` comments the user must fix: errors, so `--check` fails on them as the lint rule does. */
 function suppressionDiagnostics(analysis: FileAnalysis, cwd: string): Diagnostic[] {
   const file = path.relative(cwd, analysis.fileName).split(path.sep).join('/');
@@ -234,6 +282,29 @@ function unusedAfterUrlRewrite(ts: TS, sourceFile: ts.SourceFile, plans: Handler
   };
   visit(sourceFile);
   return used ? new Set() : new Set([name]);
+}
+
+/**
+ * SDK names only the parameters a split drops referred to (`server: McpServer` of a helper whose
+ * parts no longer need the server): left imported, they would be unused imports.
+ */
+function unusedAfterSplit(ts: TS, sourceFile: ts.SourceFile, splits: readonly HelperSplit[]): Set<string> {
+  const dropped = splits.flatMap(split => split.fn.parameters.filter((_, i) => !split.requestParams.includes(i) && !split.resultParams.includes(i)));
+  if (dropped.length === 0) return new Set();
+  const inDropped = (node: ts.Node): boolean => dropped.some(p => node.getStart(sourceFile) >= p.getStart(sourceFile) && node.getEnd() <= p.getEnd());
+  const imported = new Set<string>();
+  for (const s of sourceFile.statements) {
+    const named = ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === '@modelcontextprotocol/server' ? s.importClause?.namedBindings : undefined;
+    if (named && ts.isNamedImports(named)) for (const e of named.elements) imported.add(e.name.text);
+  }
+  const usedElsewhere = new Set<string>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node)) return;
+    if (ts.isIdentifier(node) && imported.has(node.text) && !inDropped(node)) usedElsewhere.add(node.text);
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return new Set([...imported].filter(name => !usedElsewhere.has(name)));
 }
 
 const MARKER = 'mrtr-migrate:';

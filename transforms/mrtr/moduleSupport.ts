@@ -91,7 +91,8 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   }
   const block = inline ? codecBlock(input) : input.withCodec ? sharedImportBlock(input) : [];
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
-  edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
+  // A file that only holds a split helper needs no block, only the SDK names its parts use.
+  if (block.length > 0) edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
   // Pushed after the block, a new import line lands before it at the same offset (applyEdits).
   edits.push(...importEdits(input, values, types, insertAt));
 
@@ -307,6 +308,10 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     ...[...types].filter(t => !imported.has(t) && !values.has(t)).sort().map(t => `type ${t}`),
   ];
   const edits: Edit[] = [];
+  const quote = importQuote(ts, sourceFile);
+  const line = `import { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
+  // An import left empty where a new one is needed becomes the new one (a split helper's file).
+  let replaced = false;
   const dropped = (named: ts.NamedImports) => named.elements.filter(e => drop.has(e.name.text) && !e.isTypeOnly);
   // An unused name is removed from its import; the import with the new names is rewritten whole.
   for (const s of sourceFile.statements) {
@@ -314,7 +319,10 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     const named = s.importClause?.namedBindings;
     if (!named || !ts.isNamedImports(named) || dropped(named).length === 0) continue;
     const kept = named.elements.filter(e => !dropped(named).includes(e));
-    if (kept.length === 0 && !s.importClause!.name) {
+    if (kept.length === 0 && !s.importClause!.name && !existing && !replaced && missing.length > 0) {
+      edits.push({ start: s.getStart(sourceFile), end: s.getEnd(), text: line });
+      replaced = true;
+    } else if (kept.length === 0 && !s.importClause!.name) {
       // The line goes with its leading newline, so an insertion at the end of this import stays clear.
       const index = sourceFile.statements.indexOf(s);
       const previous = index > 0 ? sourceFile.statements[index - 1]! : undefined;
@@ -333,15 +341,13 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
       return edits;
     }
   }
-  if (missing.length === 0) return edits;
+  if (missing.length === 0 || replaced) return edits;
   if (existing) {
     const named = existing.importClause!.namedBindings as ts.NamedImports;
     const last = named.elements[named.elements.length - 1];
     if (!last) return [...edits, { start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${missing.join(', ')} }` }];
     return [...edits, { start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
   }
-  const quote = importQuote(ts, sourceFile);
-  const line = `import { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
   return [...edits, { start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
 }
 

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { helperDeclaration, type HelperSplit } from '../../src/analysis/helpers.js';
+import { helperDeclaration, isExportedHelper, type HelperSplit } from '../../src/analysis/helpers.js';
 import { answerTypeOf, helperPartCall, LocalNames, rebuiltDeclaration, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, type Edit } from './text.js';
 
@@ -19,6 +19,8 @@ export type SplitEnv = Omit<RewriteEnv, 'module' | 'stateTypeName'> & { module: 
 export interface HelperSplitRewrite {
   edit: Edit;
   sdkTypes: Set<string>;
+  /** SDK values the parts use (`inputRequired`, when the helper asks itself). */
+  sdkValues: Set<string>;
 }
 
 export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitRewrite {
@@ -93,7 +95,8 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
   if (docs) lines.splice(2, 0, ...docs.split(/\r?\n/).map(l => l.trim().startsWith('*') ? ` ${l.trim()}` : l.trim()));
   // The blank line between the parts carries no indentation (nothing else is touched: literals keep their spaces).
   const joined = lines.map((line, i) => (i === 0 ? line : line === '' ? nl : nl + indent + line)).join('');
-  return { edit: { start, end: declaration.getEnd(), text: joined }, sdkTypes };
+  const sdkValues = new Set<string>(split.question.type === 'push' ? ['inputRequired'] : []);
+  return { edit: { start, end: declaration.getEnd(), text: joined }, sdkTypes, sdkValues };
 }
 
 /** One part, in the helper's own style: a function declaration, a `const` arrow function, or a method. */
@@ -102,13 +105,15 @@ function part(env: SplitEnv, fn: ts.FunctionLikeDeclaration, name: string, param
   const signature = `(${params.join(', ')})${returnType ? `: ${returnType}` : ''}`;
   const block = `{${nl}${indent}${unit}${body}${nl}${indent}}`;
   const asyncWord = async ? 'async ' : '';
+  // An exported helper's parts are exported in its place (its importers import them instead).
+  const exportWord = !ts.isMethodDeclaration(fn) && isExportedHelper(ts, fn) ? 'export ' : '';
   if (ts.isMethodDeclaration(fn)) {
     const modifiers = (ts.getModifiers(fn) ?? []).filter(m => m.kind !== ts.SyntaxKind.AsyncKeyword).map(m => m.getText(env.sourceFile));
     return `${[...modifiers, ''].join(' ')}${asyncWord}${name}${signature} ${block}`;
   }
-  if (ts.isArrowFunction(fn)) return `const ${name} = ${asyncWord}${signature} => ${block};`;
-  if (ts.isFunctionExpression(fn)) return `const ${name} = ${asyncWord}function ${signature} ${block};`;
-  return `${asyncWord}function ${name}${signature} ${block}`;
+  if (ts.isArrowFunction(fn)) return `${exportWord}const ${name} = ${asyncWord}${signature} => ${block};`;
+  if (ts.isFunctionExpression(fn)) return `${exportWord}const ${name} = ${asyncWord}function ${signature} ${block};`;
+  return `${exportWord}${asyncWord}function ${name}${signature} ${block}`;
 }
 
 /** `inputRequired.elicit({...})` around the push call's own parameters. */

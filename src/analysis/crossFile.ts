@@ -1,0 +1,152 @@
+import type * as ts from 'typescript';
+import type { RawSite } from './detect.js';
+import { helperDeclaration } from './helpers.js';
+import { functionOf } from './projectIndex.js';
+import { functionNameNode, skipOuter } from './sdk.js';
+import type { TS } from './types.js';
+
+/**
+ * Asking helpers used across files (`askYesNo` exported from ask.ts, called by the tools of two
+ * modules). The files such a helper links are analysed together, so each of them decides the same
+ * verdicts; the helper is split only when every use of it in the project is a call the rewrite
+ * changes or a plain named import the rewrite can edit.
+ */
+
+/** Functions declared in other files that ask the client, themselves or through the helpers they call. */
+export class AskingFunctions {
+  private readonly memo = new Map<ts.FunctionLikeDeclaration, boolean>();
+
+  constructor(
+    private readonly ts: TS,
+    private readonly checker: ts.TypeChecker,
+    private readonly rawsOf: (file: ts.SourceFile) => RawSite[],
+  ) {}
+
+  /** The files, other than `file`, that declare a function `file` calls which asks. */
+  filesCalledFrom(file: ts.SourceFile): ts.SourceFile[] {
+    const files = new Set<ts.SourceFile>();
+    for (const target of this.calledFunctions(file)) {
+      const other = target.getSourceFile();
+      if (other !== file && !files.has(other) && this.asks(target, new Set())) files.add(other);
+    }
+    return [...files];
+  }
+
+  private asks(fn: ts.FunctionLikeDeclaration, seen: Set<ts.FunctionLikeDeclaration>): boolean {
+    const known = this.memo.get(fn);
+    if (known !== undefined) return known;
+    if (seen.has(fn) || !fn.body) return false;
+    seen.add(fn);
+    const file = fn.getSourceFile();
+    const inside = (node: ts.Node): boolean => node.getSourceFile() === file && node.pos >= fn.pos && node.end <= fn.end;
+    const asks = this.rawsOf(file).some(raw => (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') && inside(raw.node)) ||
+      this.calledFunctions(fn.body).some(g => g !== fn && this.asks(g, seen));
+    // A `false` met inside a cycle may only be false for this walk; a `true` always holds.
+    if (asks || seen.size === 1) this.memo.set(fn, asks);
+    return asks;
+  }
+
+  /** The project functions (not declarations or packages) the calls under `node` reach. */
+  private calledFunctions(node: ts.Node): ts.FunctionLikeDeclaration[] {
+    const ts = this.ts;
+    const found: ts.FunctionLikeDeclaration[] = [];
+    const visit = (n: ts.Node): void => {
+      if (ts.isCallExpression(n)) {
+        const target = functionOf(ts, this.checker, n.expression);
+        if (target && isProjectSource(target.getSourceFile())) found.push(target);
+      }
+      n.forEachChild(visit);
+    };
+    visit(node);
+    return found;
+  }
+}
+
+export function isProjectSource(file: ts.SourceFile): boolean {
+  return !file.isDeclarationFile && !/[\\/]node_modules[\\/]/.test(file.fileName);
+}
+
+/**
+ * Why the helper `fn`, exported or called from other files, cannot be split there, or the names its
+ * parts take. Every use of it outside its own file must be one of `calls` (the callers the rewrite
+ * changes) or the specifier of a named import (`import { askYesNo } from './ask.js'`), which the
+ * rewrite replaces by the parts; the parts' names must be free in its file and in every importer.
+ */
+export function crossFileHelperProblem(ts: TS, checker: ts.TypeChecker, program: ts.Program, fn: ts.FunctionLikeDeclaration, name: string, calls: readonly ts.CallExpression[]):
+    string | { partNames: { request: string; result: string } } {
+  const home = fn.getSourceFile();
+  const declaration = helperDeclaration(ts, fn);
+  if (!declaration) return `helper ${name}() is not declared where the split can replace it`;
+  if (!ts.isMethodDeclaration(declaration)) {
+    const modifiers = ts.getModifiers(declaration as ts.FunctionDeclaration | ts.VariableStatement) ?? [];
+    if (modifiers.some(m => m.kind === ts.SyntaxKind.DefaultKeyword)) return `helper ${name}() is a default export; export it by name`;
+    const exported = modifiers.some(m => m.kind === ts.SyntaxKind.ExportKeyword);
+    const listed = home.statements.some(s => ts.isExportDeclaration(s) && !!s.exportClause && ts.isNamedExports(s.exportClause) &&
+      s.exportClause.elements.some(e => (e.propertyName ?? e.name).text === name));
+    if (listed) return `helper ${name}() is exported through an export list; export it where it is declared (\`export async function ${name}\`)`;
+    if (!exported && calls.some(c => c.getSourceFile() !== home)) return `helper ${name}() is called from other files but not exported where it is declared`;
+  }
+  const nameNode = functionNameNode(ts, fn);
+  const callees = new Set<ts.Node>(calls.map(c => {
+    const callee = skipOuter(ts, c.expression);
+    return ts.isPropertyAccessExpression(callee) ? callee.name : callee;
+  }));
+  const isHelper = (id: ts.Identifier): boolean => {
+    let symbol = checker.getSymbolAtLocation(id);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    return !!symbol?.declarations?.some(d => d === fn || d === fn.parent || (nameNode !== undefined && d === nameNode.parent));
+  };
+  const importers: ts.SourceFile[] = [];
+  for (const file of program.getSourceFiles()) {
+    if (file === home || !isProjectSource(file) || !file.text.includes(name)) continue;
+    let problem: string | undefined;
+    let uses = false;
+    const visit = (node: ts.Node): void => {
+      if (problem) return;
+      if (ts.isIdentifier(node) && node.text === name && isHelper(node)) {
+        uses = true;
+        problem = useProblem(ts, node, callees, name);
+        if (problem) {
+          const line = file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
+          problem = `helper ${name}() ${problem} in ${file.fileName.split('/').pop()}:${line}, which would break when it is split into a request part and a result part`;
+        }
+      }
+      node.forEachChild(visit);
+    };
+    visit(file);
+    if (problem) return problem;
+    if (uses) importers.push(file);
+  }
+  // One name for each part, free wherever the helper is known.
+  const taken = new Set<string>();
+  for (const file of [home, ...importers]) {
+    const collect = (node: ts.Node): void => {
+      if (ts.isIdentifier(node)) taken.add(node.text);
+      node.forEachChild(collect);
+    };
+    collect(file);
+  }
+  const free = (preferred: string): string => {
+    let candidate = preferred;
+    for (let i = 2; taken.has(candidate); i++) candidate = `${preferred}${i}`;
+    taken.add(candidate);
+    return candidate;
+  };
+  return { partNames: { request: free(`${name}Request`), result: free(`${name}Result`) } };
+}
+
+/** Why this use of the helper in another file is neither a rewritten call nor a plain named import. */
+function useProblem(ts: TS, id: ts.Identifier, callees: ReadonlySet<ts.Node>, name: string): string | undefined {
+  if (callees.has(id)) return undefined;
+  const parent = id.parent;
+  if (parent && ts.isImportSpecifier(parent)) {
+    if (parent.propertyName) return `is imported under another name (\`${parent.getText()}\`)`;
+    if (parent.isTypeOnly || parent.parent.parent.isTypeOnly) return 'is imported as a type';
+    return undefined;
+  }
+  if (parent && ts.isExportSpecifier(parent)) return 'is exported again';
+  if (parent && (ts.isPropertyAccessExpression(parent) || ts.isQualifiedName(parent)) && (parent as ts.PropertyAccessExpression).name === id) {
+    return `is reached as \`${parent.getText()}\``;
+  }
+  return `is used as a value (\`${id.parent?.getText().slice(0, 60) ?? name}\`)`;
+}
