@@ -6,14 +6,14 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { migrateFolder } from '../test/transforms/folderPipeline.js';
+import { folderEntry, migrateFolder } from '../test/transforms/folderPipeline.js';
 import { runPipeline } from '../test/transforms/pipeline.js';
 
 const root = resolve(import.meta.dirname, '..', 'fixtures');
 const only = process.argv.slice(2);
 for (const name of readdirSync(root)) {
   const folder = join(root, name, 'input');
-  if (existsSync(join(folder, 'index.ts')) && (only.length === 0 || only.includes(name))) {
+  if (folderEntry(folder) && (only.length === 0 || only.includes(name))) {
     // A folder case: output/ is the whole folder after the CLI's project pipeline (dry run).
     const result = await migrateFolder(folder);
     const output = join(root, name, 'output');

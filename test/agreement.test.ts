@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createESLint, RULE_OF_KIND } from './rules/eslintRunner.js';
-import { migrateFolder, sourceFiles } from './transforms/folderPipeline.js';
+import { folderEntry, migrateFolder, sourceFiles } from './transforms/folderPipeline.js';
 import { runPipeline } from './transforms/pipeline.js';
 
 /**
@@ -17,7 +17,7 @@ const files = [
     ['input.ts', 'input.mjs', 'input.cjs'].map(f => join(fixtures, d, f)).filter(f => existsSync(f))),
 ];
 /** Folder cases (a server in several modules): the lint of each file against the CLI's project run. */
-const folders = readdirSync(fixtures).filter(d => d.startsWith('v2-') && existsSync(join(fixtures, d, 'input', 'index.ts'))).map(d => join(fixtures, d, 'input'));
+const folders = readdirSync(fixtures).filter(d => d.startsWith('v2-') && folderEntry(join(fixtures, d, 'input'))).map(d => join(fixtures, d, 'input'));
 const folderFiles = folders.flatMap(dir => sourceFiles(dir).map(f => join(dir, f)));
 const KIND_OF_RULE = Object.fromEntries(Object.entries(RULE_OF_KIND).map(([kind, rule]) => [rule, kind]));
 const STATUS_OF_MESSAGE: Record<string, string> = { migratable: 'migrated', migratableForReview: 'migrated-for-review', refused: 'refused' };
@@ -32,7 +32,8 @@ interface Finding {
 const byPosition = (a: Finding, b: Finding) => a.line - b.line || a.kind.localeCompare(b.kind);
 
 describe('lint and codemod agree on every v2 fixture', async () => {
-  const eslint = await createESLint('eslint', { cwd: fixtures, typedRoot: fixtures });
+  // The JavaScript folder server needs types to see its server across modules, as the codemod does.
+  const eslint = await createESLint('eslint', { cwd: fixtures, typedRoot: fixtures, typedJavaScript: ['v2-*/input/*.mjs'] });
   const results = await eslint.lintFiles([...files, ...folderFiles]);
   const lintFindings = (file: string): Finding[] => results
     .find(r => r.filePath === file)!

@@ -567,12 +567,22 @@ function wireSharedCodec(shared: SharedRequestState, project: Project, entries: 
   const group = [...shared.importers].map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
   const serverFiles = [...new Set([...shared.constructions].map(fileOfKey))].filter(file => !shared.importers.has(file));
   const missing = serverFiles.filter(file => !byPath.get(path.resolve(file)) || byPath.get(path.resolve(file))!.error);
-  const javascript = [...shared.importers, ...serverFiles].filter(isJavaScriptFile);
-  if (missing.length > 0 || group.length < shared.importers.size || javascript.length > 0) {
-    const why = javascript.length > 0
-      ? `${javascript.map(rel).join(', ')} ${javascript.length === 1 ? 'is' : 'are'} JavaScript, and a codec shared by several modules is generated as TypeScript only; migrate this server by hand or convert it`
-      : missing.length > 0
+  // The module is written in the language of the server: a TypeScript server's group must be all
+  // TypeScript, a JavaScript one's all ES modules (the module is one; CommonJS is refused).
+  const moduleIsJs = isJavaScriptFile(shared.modulePath);
+  const files = [...shared.importers, ...serverFiles];
+  const misfits = moduleIsJs
+    ? files.filter(file => !isJavaScriptFile(file) || !isEsModule(byPath.get(path.resolve(file))?.sourceFile))
+    : files.filter(isJavaScriptFile);
+  if (missing.length > 0 || group.length < shared.importers.size || misfits.length > 0) {
+    const why = missing.length > 0
       ? `its server is constructed in ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds both`
+      : misfits.length > 0
+      ? moduleIsJs
+        ? `${misfits.map(rel).join(', ')} ${misfits.length === 1 ? 'is' : 'are'} not a JavaScript ES module like the server's file, and the codec shared by its modules is generated as one (${rel(shared.modulePath)}); migrate this server by hand or convert it`
+        : serverFiles.some(isJavaScriptFile)
+        ? `its server is built in a CommonJS module (${serverFiles.filter(isJavaScriptFile).map(rel).join(', ')}), and a codec shared by several modules is generated as TypeScript or as an ES module only; migrate this server by hand or convert it`
+        : `${misfits.map(rel).join(', ')} ${misfits.length === 1 ? 'is' : 'are'} JavaScript, and the codec shared by this TypeScript server's modules is generated as TypeScript; migrate this server by hand or convert it`
       : 'another file of its server was not rewritten';
     undoGroup(group, project, diagnostics, why);
     return [];
@@ -645,6 +655,16 @@ function linkedGroups(plan: ProjectPlan, sharedGroup: Entry[], live: Entry[], pr
     }
   }
   return groups;
+}
+
+/** Whether a file is an ES module (`.mjs`, or a `.js` file with an import or export statement). */
+function isEsModule(sourceFile: SourceFile | undefined): boolean {
+  if (!sourceFile) return false;
+  const name = sourceFile.getFilePath();
+  if (name.endsWith('.mjs')) return true;
+  if (name.endsWith('.cjs')) return false;
+  return sourceFile.compilerNode.statements.some(s => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) ||
+    (ts.canHaveModifiers(s) && ts.getModifiers(s)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)));
 }
 
 /** Why a file of the group would not be written, or undefined when all can be. */

@@ -5,7 +5,9 @@ import { analyzeFile, mightContainSites, type FileAnalysis, type ProjectIndex } 
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
-import { sharedModuleText, sharedWiringEdits } from '../../transforms/mrtr/moduleSupport.js';
+import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
+import { sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
+import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
 
@@ -89,7 +91,9 @@ export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex,
   const linked = mergeGroups(links);
   if (keys.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
-  const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
+  // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in migrate.ts).
+  const extension = /\.m?js$/.exec(serverFiles[0]!)?.[0] ?? '.ts';
+  const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
   return { shared, linked, helperFiles, sharedHelpers, planned };
 }
 
@@ -110,10 +114,10 @@ export function mergeGroups(groups: readonly string[][]): string[][] {
 }
 
 /** `requestState.ts` next to the server, or `requestState2.ts`, ... when that name is taken. */
-function freeModulePath(dir: string, program: ts.Program): string {
+function freeModulePath(dir: string, program: ts.Program, extension: string): string {
   for (let i = 1; ; i++) {
-    const candidate = path.join(dir, `requestState${i === 1 ? '' : i}.ts`);
-    const stem = candidate.slice(0, -3);
+    const stem = path.join(dir, `requestState${i === 1 ? '' : i}`);
+    const candidate = stem + extension;
     const taken = ['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs', '.d.ts'].some(ext => existsSync(stem + ext) || program.getSourceFile(stem + ext));
     if (!taken) return candidate;
   }
@@ -133,8 +137,12 @@ export function wiredText(tsApi: TS, sourceFile: ts.SourceFile, shared: SharedRe
   return applyEdits(sourceFile.text, edits);
 }
 
-/** The generated module, written in the style (newlines, indentation, quotes) of the first file that imports it. */
+/**
+ * The generated module, written in the style (newlines, indentation, quotes) of the first file that
+ * imports it; for a JavaScript server without its types (JSDoc where they help), as handler files are.
+ */
 export function moduleText(tsApi: TS, shared: SharedRequestState, styleOf: ts.SourceFile): string {
   const text = styleOf.text;
-  return sharedModuleText({ uses: shared.uses, newline: newlineOf(text), unit: indentUnit(text), quote: importQuote(tsApi, styleOf) });
+  const module = sharedModuleText({ uses: shared.uses, newline: newlineOf(text), unit: indentUnit(text), quote: importQuote(tsApi, styleOf) });
+  return isJavaScriptFile(shared.modulePath) ? eraseTypes(tsApi, shared.modulePath, module, SUPPORT_TYPES) : module;
 }

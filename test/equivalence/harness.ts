@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -11,6 +11,7 @@ import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server as V1Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { folderEntry } from '../transforms/folderPipeline.js';
 
 /**
  * The equivalence harness: runs one scripted client session against a fixture server module and
@@ -132,10 +133,11 @@ export function runnableCases(root = FIXTURES): FixtureCase[] {
 
 export function loadCase(dir: string): FixtureCase {
   const name = dir.split(/[\\/]/).pop()!;
-  // A folder case (a server in several modules): input/index.ts is its entry, output/ its rewrite.
-  if (existsSync(join(dir, 'input', 'index.ts'))) {
-    const output = join(dir, 'output', 'index.ts');
-    return { name, dir, input: join(dir, 'input', 'index.ts'), output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
+  // A folder case (a server in several modules): input/index.ts (or .mjs, .js) is its entry, output/ its rewrite.
+  const entry = folderEntry(join(dir, 'input'));
+  if (entry) {
+    const output = join(dir, 'output', basename(entry));
+    return { name, dir, input: entry, output: existsSync(output) ? output : undefined, scenario: loadScenario(join(dir, 'scenario.json')) };
   }
   // input.ts, or input.mjs / input.cjs / input.js for a JavaScript server; output.* has the same extension.
   const extension = FIXTURE_EXTENSIONS.find(ext => existsSync(join(dir, `input${ext}`)));

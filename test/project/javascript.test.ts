@@ -32,22 +32,31 @@ describe('JavaScript servers', () => {
     expect(again.files.filter(f => f.changed)).toEqual([]);
   });
 
-  it('refuses a JavaScript server whose tools are in another module (the shared codec is TypeScript only), and writes nothing', async () => {
+  it('writes a JavaScript server whose tools are in other modules with a JavaScript codec module; a second run changes nothing', async () => {
+    const fixture = join(FIXTURES, 'v2-javascript-across-files');
     const dir = tempProject('javascript');
-    cpSync(join(FIXTURES, 'v2-tools-across-files', 'input'), dir, { recursive: true });
-    // The same server as JavaScript: the types out, the extensions .mjs.
-    for (const name of ['index', 'deploy', 'notes', 'effects']) {
-      const text = readFileSync(join(dir, `${name}.ts`), 'utf8')
-        .replace(/import type \{ McpServer \} from '@modelcontextprotocol\/server';\n/, '')
-        .replace(/\(server: McpServer\): void/g, '(server)').replace(/\(\): McpServer/g, '()')
-        .replace(/const SERVICES: (Record<[^=]*>) =/, '/** @type {$1} */\nconst SERVICES =')
-        .replace(/from '\.\/(\w+)\.js'/g, "from './$1.mjs'");
-      writeFileSync(join(dir, `${name}.mjs`), text);
-      rmSync(join(dir, `${name}.ts`));
-    }
+    cpSync(join(fixture, 'input'), dir, { recursive: true });
     const report = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
-    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['deploy.mjs:18 rolled-back', 'deploy.mjs:31 rolled-back', 'notes.mjs:12 rolled-back']);
-    expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/deploy\.mjs, notes\.mjs, index\.mjs are JavaScript, and a codec shared by several modules is generated as TypeScript only/);
+    expect(report.files.filter(f => f.written).map(f => f.file)).toEqual(['index.mjs', 'jobs.mjs', 'queue.mjs', 'requestState.mjs']);
+    for (const file of ['effects.mjs', 'index.mjs', 'jobs.mjs', 'queue.mjs', 'requestState.mjs']) {
+      expect(readFileSync(join(dir, file), 'utf8'), file).toBe(readFileSync(join(fixture, 'output', file), 'utf8'));
+    }
+    const again = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
+    expect(again.files.filter(f => f.changed)).toEqual([]);
+  });
+
+  it('refuses, and writes nothing, when the server of such modules is built in a CommonJS module', async () => {
+    const dir = tempProject('javascript');
+    cpSync(join(FIXTURES, 'v2-javascript-across-files', 'input'), dir, { recursive: true });
+    const index = readFileSync(join(dir, 'index.mjs'), 'utf8')
+      .replace(/^import \{ (\w+) \} from ('[^']+');$/gm, 'const { $1 } = require($2);')
+      .replace("export { effects } from './effects.mjs';", "const { effects } = require('./effects.mjs');")
+      .replace('export function createServer', 'function createServer') + 'module.exports = { createServer, effects };\n';
+    writeFileSync(join(dir, 'index.cjs'), index);
+    rmSync(join(dir, 'index.mjs'));
+    const report = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
+    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['jobs.mjs:18 rolled-back', 'queue.mjs:10 rolled-back']);
+    expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/its server is built in a CommonJS module \(index\.cjs\), and a codec shared by several modules is generated as TypeScript or as an ES module only/);
     expect(report.files.filter(f => f.written)).toEqual([]);
     expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
   });

@@ -22,6 +22,8 @@ export interface RunOptions {
   /** Directory of the tsconfig for typed linting (projectService); untyped when absent. */
   typedRoot?: string;
   config?: 'recommended' | 'strict';
+  /** JavaScript files linted with types too (the TypeScript parser, allowJs in that tsconfig), as a JavaScript project with typed linting does. */
+  typedJavaScript?: string[];
 }
 
 /** A real ESLint instance of the given major, configured the way a user's flat config would be. */
@@ -35,6 +37,10 @@ export async function createESLint(module: string, options: RunOptions): Promise
         parserOptions: options.typedRoot ? { projectService: true, tsconfigRootDir: options.typedRoot } : {},
       },
     },
+    ...(options.typedRoot && options.typedJavaScript ? [{
+      files: options.typedJavaScript,
+      languageOptions: { parser: tsParser, parserOptions: { projectService: true, tsconfigRootDir: options.typedRoot } },
+    }] : []),
     plugin.configs[options.config ?? 'recommended'],
   ];
   return new ESLint({ cwd: options.cwd, overrideConfigFile: true, overrideConfig });

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrateFolder, sourceFiles } from './folderPipeline.js';
+import { folderEntry, migrateFolder, sourceFiles } from './folderPipeline.js';
 import { runPipeline } from './pipeline.js';
 
 /**
@@ -46,7 +46,7 @@ describe.each(cases)('%s', name => {
  * CLI's project pipeline, which plans the files together. Each file of output/ is the rewrite of
  * its file of input/ (or a module the rewrite adds); a second run on output/ changes nothing.
  */
-const folders = readdirSync(root).filter(name => existsSync(join(root, name, 'input', 'index.ts')));
+const folders = readdirSync(root).filter(name => folderEntry(join(root, name, 'input')) !== undefined);
 
 describe.each(folders)('%s (folder)', name => {
   const input = join(root, name, 'input');

@@ -31,6 +31,11 @@ export async function migrateFolder(dir: string): Promise<FolderResult> {
   return { files, sites: report.sites, errors };
 }
 
+/** The entry module of a folder fixture's folder (`index.ts`, or `index.mjs` / `index.js` for JavaScript), if it is one. */
+export function folderEntry(dir: string): string | undefined {
+  return ['index.ts', 'index.mjs', 'index.js'].map(name => join(dir, name)).find(file => existsSync(file));
+}
+
 /** The TypeScript files of a folder fixture, relative to it. */
 export function sourceFiles(dir: string, prefix = ''): string[] {
   if (!existsSync(dir)) return [];

@@ -203,9 +203,12 @@ export function moduleSpecifier(ts: TS, sourceFile: ts.SourceFile, target: strin
   const relativeImports = sourceFile.statements
     .flatMap(s => ((ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier && ts.isStringLiteral(s.moduleSpecifier) ? [s.moduleSpecifier.text] : []))
     .filter(spec => spec.startsWith('.'));
-  // The generated module is TypeScript: written as the file writes its own relative imports.
+  // Written as the file writes its own relative imports: a TypeScript module as `.js` (or `.ts`), a
+  // JavaScript one with its own extension.
   const style = relativeImports.length === 0 ? '.js' : (/\.[cm]?[jt]s$/.exec(relativeImports[0]!)?.[0] ?? '');
-  return style === '' ? stem : `${stem}${style === '.ts' ? '.ts' : '.js'}`;
+  if (style === '') return stem;
+  const own = /\.m?js$/.exec(target)?.[0];
+  return `${stem}${own ?? (style === '.ts' ? '.ts' : '.js')}`;
 }
 
 /**
