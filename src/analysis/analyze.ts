@@ -135,7 +135,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     return scope.raws;
   };
   const primary = scopeOf(sourceFile);
-  const { resolver, handlers } = primary;
+  const { handlers } = primary;
   const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver);
   const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
   const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;

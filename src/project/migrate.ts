@@ -648,8 +648,9 @@ function linkedGroups(plan: ProjectPlan, sharedGroup: Entry[], live: Entry[], pr
       groups.splice(groups.indexOf(other), 1);
     }
     groups.push(group);
+    // Only a split helper needs its callers rewritten with it; a refused one leaves them as they are.
     const missing = files.filter((f, i) => members[i] === undefined || members[i]!.error !== undefined);
-    if (missing.length > 0) {
+    if (missing.length > 0 && files.some(f => plan.helperFiles.has(f))) {
       undoGroup(group, project, diagnostics, `an asking helper links them to ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds them all`);
       group.length = 0;
     }
