@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import type { RawSite } from './detect.js';
 import { helperDeclaration } from './helpers.js';
 import { functionOf } from './projectIndex.js';
-import { functionNameNode, skipOuter } from './sdk.js';
+import { functionNameNode, sdkOfFileName, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
@@ -62,8 +62,9 @@ export class AskingFunctions {
   }
 }
 
+/** A source of the project: not a declaration, a package, or the SDK's own source (its repository's workspace packages). */
 export function isProjectSource(file: ts.SourceFile): boolean {
-  return !file.isDeclarationFile && !/[\\/]node_modules[\\/]/.test(file.fileName);
+  return !file.isDeclarationFile && !/[\\/]node_modules[\\/]/.test(file.fileName) && sdkOfFileName(file.fileName) === undefined;
 }
 
 /**

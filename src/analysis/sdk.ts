@@ -30,7 +30,8 @@ export interface ResolvedValue {
 
 export function sdkOfModule(specifier: string): SdkGeneration | undefined {
   if (specifier === '@modelcontextprotocol/sdk' || specifier.startsWith('@modelcontextprotocol/sdk/')) return 'v1';
-  if (/^@modelcontextprotocol\/(server|core|node|express|hono|server-legacy)(\/|$)/.test(specifier)) return 'v2';
+  // core-internal: the shared core of the SDK's own repository, where the context types are declared.
+  if (/^@modelcontextprotocol\/(server|core|core-internal|node|express|hono|server-legacy)(\/|$)/.test(specifier)) return 'v2';
   return undefined;
 }
 
@@ -38,7 +39,7 @@ export function sdkOfModule(specifier: string): SdkGeneration | undefined {
 export function sdkOfFileName(fileName: string): SdkGeneration | undefined {
   const normalized = fileName.replaceAll('\\', '/');
   if (normalized.includes('/@modelcontextprotocol/sdk/')) return 'v1';
-  if (/\/@modelcontextprotocol\/(server|core|node|express|hono|server-legacy|client)\//.test(normalized)) return 'v2';
+  if (/\/@modelcontextprotocol\/(server|core|core-internal|node|express|hono|server-legacy|client)\//.test(normalized)) return 'v2';
   // Not installed under its name: a workspace package (the SDK's own repository, where its examples
   // resolve it to packages/*/src), known by the name in its package.json.
   if (normalized.includes('/node_modules/')) return undefined;

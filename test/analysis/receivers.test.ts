@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sdkOfFileName, sdkOfModule } from '../../src/analysis/sdk.js';
 import { analyzeBoth, analyzeSnippet } from './harness.js';
 
@@ -27,6 +30,22 @@ describe('which modules and files are the SDK', () => {
     expect(sdkOfFileName('/p/node_modules/@modelcontextprotocol/server/dist/mcp-BCJHyo7l.d.mts')).toBe('v2');
     expect(sdkOfFileName('C:\\p\\node_modules\\@modelcontextprotocol\\server\\dist\\index.d.cts')).toBe('v2');
     expect(sdkOfFileName('/p/node_modules/@anthropic-ai/sdk/index.d.ts')).toBeUndefined();
+  });
+
+  it('knows the SDK\'s own workspace packages by their names, the shared core among them (the SDK repository\'s examples)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'mrtr-workspace-'));
+    try {
+      for (const [folder, name] of [['server', '@modelcontextprotocol/server'], ['core-internal', '@modelcontextprotocol/core-internal'], ['other', '@acme/other']]) {
+        mkdirSync(join(root, 'packages', folder, 'src', 'shared'), { recursive: true });
+        writeFileSync(join(root, 'packages', folder, 'package.json'), JSON.stringify({ name }));
+      }
+      // ctx.mcpReq.elicitInput is declared in the core's protocol.ts there.
+      expect(sdkOfFileName(join(root, 'packages', 'core-internal', 'src', 'shared', 'protocol.ts'))).toBe('v2');
+      expect(sdkOfFileName(join(root, 'packages', 'server', 'src', 'shared', 'mcp.ts'))).toBe('v2');
+      expect(sdkOfFileName(join(root, 'packages', 'other', 'src', 'shared', 'index.ts'))).toBeUndefined();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
