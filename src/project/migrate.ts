@@ -17,6 +17,7 @@ import { sdkTypeFallback } from './sdkTypes.js';
 import { fileOfKey, moduleText, planSharedCodec, wiredText } from './sharedCodec.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
+import { programWith, projectHost } from './programs.js';
 import { findTsconfig, loadTsconfig } from './tsconfig.js';
 import { addedErrors, typeErrorsOf, type TypeError } from './typeCheck.js';
 import { toolVersion } from './version.js';
@@ -209,17 +210,25 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const alreadyMigrated: RunReport['alreadyMigrated'] = [];
   // Counted before a shared codec's server file joins the entries and its module is added.
   const filesParsed = entries.length + contextFiles.length;
-  let index: { program: ts.Program; index: ProjectIndex } | undefined;
-  const indexOf = (): ProjectIndex => {
-    const program = project.getProgram().compilerObject;
-    if (!index || index.program !== program) index = { program, index: new ProjectIndex(ts as never, program as never) };
-    return index.index;
+  // Every file is analysed against one program, the project after the SDK stage: one checker and one
+  // cross-file index for the whole rewrite, and each file sees the others as they are before it. A
+  // file a transform has changed (lowered loops, then the serving entry) is swapped into a copy of
+  // that program, which reuses the rest of it.
+  let before: ts.Program | undefined = project.getProgram().compilerObject;
+  let projectIndex: ProjectIndex | undefined = new ProjectIndex(ts as never, before as never);
+  const host = projectHost(project);
+  let swapped: { file: ts.SourceFile; program: ts.Program } | undefined;
+  const programFor = (sourceFile: SourceFile): ts.Program => {
+    const current = sourceFile.compilerNode;
+    if (before!.getSourceFile(sourceFile.getFilePath()) === current) return before!;
+    if (swapped?.file !== current) swapped = { file: current, program: programWith(before!, host, new Map([[sourceFile.getFilePath(), current]])) };
+    return swapped.program;
   };
   // Servers whose handlers are registered in other files get one codec in a generated module (sharedCodec.ts).
-  const shared = planSharedCodec(ts as never, project.getProgram().compilerObject as never, indexOf(), live.map(e => e.read.path));
+  const shared = planSharedCodec(ts as never, before as never, projectIndex, live.map(e => e.read.path));
   // Without one, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
-  const contextFor = (): TransformContext => ({ project, ts, projectIndex: indexOf(), cwd, shared: sharing });
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: projectIndex!, cwd, shared: sharing, program: () => programFor(sourceFile) });
   live.forEach((entry, i) => {
     progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
     const sourceFile = entry.sourceFile!;
@@ -232,7 +241,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       for (const transform of transforms) {
         current = transform.id;
         const seen = sourceFile.getFullText();
-        const result = transform.apply(sourceFile, contextFor());
+        const result = transform.apply(sourceFile, contextFor(sourceFile));
         // Every location in the report is a line of the file as it is on disk, whichever stage found it.
         const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
         found.push(...result.sites.map(site => ({ ...site, line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
@@ -253,6 +262,11 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     alreadyMigrated.push(...already);
     entry.changedBy.push(...changedBy);
   });
+
+  // The analysis program, its index and checker are not needed any more: the type check builds its own.
+  before = undefined;
+  projectIndex = undefined;
+  swapped = undefined;
 
   const group = shared && shared.importers.size > 0 ? wireSharedCodec(shared, project, entries, live, contextFiles, rel, diagnostics) : [];
 

@@ -25,7 +25,8 @@ export const mrtrTransform: Transform = {
   title: 'Push-style questions to multi round-trip requests',
   apply(sourceFile, context) {
     const ts = context.ts as unknown as TS;
-    const program = context.project.getProgram().compilerObject as unknown as ts.Program;
+    const programOf = (): ts.Program => (context.program?.() ?? context.project.getProgram().compilerObject) as unknown as ts.Program;
+    const program = programOf();
     const compiled = program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
     const analyze = (file: ts.SourceFile, withProgram: ts.Program): FileAnalysis => analyzeFile({
       ts,
@@ -45,7 +46,7 @@ export const mrtrTransform: Transform = {
     }, analysis);
     if (lowering.length > 0) {
       sourceFile.replaceWithText(applyEdits(original, lowering));
-      const lowered = context.project.getProgram().compilerObject as unknown as ts.Program;
+      const lowered = programOf();
       const loweredFile = lowered.getSourceFile(sourceFile.getFilePath())!;
       const again = analyze(loweredFile, lowered);
       const verdicts = (a: FileAnalysis): string => a.sites.map(s => s.verdict.kind).join(',');
