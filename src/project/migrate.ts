@@ -173,14 +173,16 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const live = entries.filter(e => e.sourceFile);
 
   const v1 = sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : [];
-  if (verify && v1.length > 0) {
-    // The v1 files' own errors, to tell whether the official stage left one of them broken.
-    const program = project.getProgram().compilerObject;
+  // The v1 files' own errors, to tell whether the official stage left one of them broken. The program
+  // of the files as read is built now; it is checked (all v1 files, in order, on its own checker) only
+  // once an upgraded file has errors at the end: without errors after, none can have been added.
+  const v1Program = verify && v1.length > 0 ? project.getProgram().compilerObject : undefined;
+  const v1Baselines = once(() => {
     for (const entry of v1) {
-      const compiled = program.getSourceFile(entry.read.path);
-      if (compiled) entry.v1Baseline = typeErrorsOf(program, compiled);
+      const compiled = v1Program!.getSourceFile(entry.read.path);
+      if (compiled) entry.v1Baseline = typeErrorsOf(v1Program!, compiled);
     }
-  }
+  });
   if (sdkUpgrade) {
     const manifest = ownerManifest(path.join(cwd, 'package.json.probe'), git.root ?? path.parse(cwd).root);
     const projectType = detectProjectType(dependenciesOf(manifest), allTexts.values());
@@ -196,15 +198,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   }
   for (const entry of live) entry.afterSdkUpgrade = entry.sourceFile!.getFullText();
 
-  // Type errors before the rewrite, for files the rewrite may touch; the program also feeds the analysis.
-  if (verify) {
-    const program = project.getProgram().compilerObject;
-    for (const entry of live) {
-      if (classify(entry.afterSdkUpgrade, false) !== 'rewrite') continue;
-      const compiled = program.getSourceFile(entry.read.path);
-      if (compiled) entry.baseline = typeErrorsOf(program, compiled);
-    }
-  }
+  // Type errors before the rewrite, for files the rewrite may touch. Like the v1 files' errors, they
+  // are taken (for all these files, in order, on a checker of their own) only once a rewritten file
+  // has errors: from a copy of the program the analysis uses, the project as it is now.
+  const baselineFiles = verify ? live.filter(e => classify(e.afterSdkUpgrade, false) === 'rewrite') : [];
 
   const sites: SiteReport[] = [];
   const alreadyMigrated: RunReport['alreadyMigrated'] = [];
@@ -217,6 +214,13 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   let before: ts.Program | undefined = project.getProgram().compilerObject;
   let projectIndex: ProjectIndex | undefined = new ProjectIndex(ts as never, before as never);
   const host = projectHost(project);
+  const baselineProgram = verify ? programWith(before, host, new Map()) : undefined;
+  const baselines = once(() => {
+    for (const entry of baselineFiles) {
+      const compiled = baselineProgram!.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(baselineProgram!, compiled);
+    }
+  });
   let swapped: { file: ts.SourceFile; program: ts.Program } | undefined;
   const programFor = (sourceFile: SourceFile): ts.Program => {
     const current = sourceFile.compilerNode;
@@ -279,7 +283,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         progress({ phase: 'verify', done: i, total: pending.length, file: entry.rel });
         const compiled = program.getSourceFile(entry.read.path);
         if (!compiled) return;
-        const added = onDisk(entry, compiled.text, addedErrors(entry.baseline ?? [], typeErrorsOf(program, compiled)));
+        const after = typeErrorsOf(program, compiled);
+        if (after.length === 0) return;
+        baselines();
+        const added = onDisk(entry, compiled.text, addedErrors(entry.baseline ?? [], after));
         if (added.length === 0) return;
         entry.newTypeErrors = added.map(e => e.text);
         broken.push(entry);
@@ -300,12 +307,15 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     // that destructures `sendRequest` from its context, which the v2 context no longer has) the whole
     // file stays on v1 rather than be written broken. Elsewhere (transport setup the official stage
     // maps loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
-    const upgraded = v1.filter(e => !e.error && e.v1Baseline && sourceTextOf(e) !== e.read.text);
+    const upgraded = v1.filter(e => !e.error && v1Program?.getSourceFile(e.read.path) && sourceTextOf(e) !== e.read.text);
     if (upgraded.length > 0) {
       const program = project.getProgram().compilerObject;
       for (const entry of upgraded) {
         const compiled = program.getSourceFile(entry.read.path);
-        const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled)) : [];
+        const after = compiled ? typeErrorsOf(program, compiled) : [];
+        if (after.length === 0) continue;
+        v1Baselines();
+        const added = addedErrors(entry.v1Baseline!, after);
         if (added.length === 0) continue;
         const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
         const said = onDisk(entry, compiled!.text, added);
@@ -493,6 +503,16 @@ function v1ImportersOutside(packageDir: string, unread: (file: string) => boolea
     }
   }
   return found;
+}
+
+/** `run` the first time the result is called, never again. */
+function once(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    run();
+  };
 }
 
 function abortReason(signal: AbortSignal): string {
