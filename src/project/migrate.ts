@@ -400,12 +400,19 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const manifestUpdates: ManifestUpdate[] = [];
   if (sdkUpgrade) {
     const stop = git.root ?? path.parse(cwd).root;
+    // The owner of every file of a folder is the same: looked up once per folder.
+    const owners = new Map<string, string | undefined>();
+    const ownerOf = (file: string): string | undefined => {
+      const dir = path.dirname(file);
+      if (!owners.has(dir)) owners.set(dir, ownerManifest(file, stop));
+      return owners.get(dir);
+    };
     const used = new Map<string, { packages: Set<string>; v1: string[] }>();
     const usageOf = (owner: string) => used.get(owner) ?? used.set(owner, { packages: new Set<string>(), v1: [] }).get(owner)!;
     const zod = new Set<string>();
     const byPath = new Map(entries.map(e => [e.read.path, e]));
     for (const [file, text] of allTexts) {
-      const owner = ownerManifest(file, stop);
+      const owner = ownerOf(file);
       if (!owner) continue;
       const entry = byPath.get(file);
       const finalText = entry?.sourceFile && (!write || written.includes(file)) ? entry.sourceFile.getFullText() : text;
@@ -415,13 +422,13 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       if (entry?.zodInjected && finalText !== text) zod.add(owner);
     }
     for (const file of unreadablePaths) {
-      const owner = ownerManifest(file, stop);
+      const owner = ownerOf(file);
       if (owner) usageOf(owner).v1.push(rel(file));
     }
     for (const [manifest, usage] of used) {
       // Sources of the package outside the paths given still count: the v1 package stays for them.
       if (usage.v1.length === 0 && declaresV1(manifest)) {
-        usage.v1.push(...v1ImportersOutside(path.dirname(manifest), file => !allTexts.has(file) && ownerManifest(file, stop) === manifest, options.ignore ?? [], git.root ?? cwd, rel));
+        usage.v1.push(...v1ImportersOutside(path.dirname(manifest), file => !allTexts.has(file) && ownerOf(file) === manifest, options.ignore ?? [], git.root ?? cwd, rel));
       }
       if (usage.v1.length > 0 && declaresV1(manifest)) {
         const files = usage.v1.length > 3 ? `${usage.v1.slice(0, 3).join(', ')} and ${usage.v1.length - 3} more` : usage.v1.join(', ');
