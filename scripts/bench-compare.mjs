@@ -3,6 +3,8 @@
 // `mcp-codemod v1-to-v2 --dry-run` and `tsc --noEmit`, alternating, medians of the runs; then the
 // second (idempotent) run of mrtr-migrate after a real one.
 //   node scripts/bench-compare.mjs [files=2000] [servers=50] [runs=5]
+// MRTR_BENCH_KEEP=1 keeps the generated tree (its path is printed) and skips the second run; runs=0
+// only generates it (for profiling).
 // Needs `npm run build` first. The project links this repository's node_modules, like an installed one.
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -69,6 +71,10 @@ function measure(args, cwd = dir) {
   return { wall, cpu, rssMiB: rss / 1024, status: run.status };
 }
 
+const keep = process.env.MRTR_BENCH_KEEP !== undefined && process.env.MRTR_BENCH_KEEP !== '';
+if (keep) console.log(`tree kept: ${dir}`);
+if (runs === 0) process.exit(0);
+
 const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const results = Object.fromEntries(Object.keys(commands).map(name => [name, []]));
 for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(commands)) results[name].push(measure(args));
@@ -85,6 +91,7 @@ for (const name of Object.keys(commands).slice(1)) {
   console.log(`mrtr-migrate / ${name}: wall ${(median(base.map(r => r.wall)) / median(results[name].map(r => r.wall))).toFixed(2)}x, cpu ${(median(base.map(r => r.cpu)) / median(results[name].map(r => r.cpu))).toFixed(2)}x`);
 }
 
+if (keep) process.exit(0);
 // The second run: migrate a copy for real, then run again on the result.
 const copy = mkdtempSync(path.join(os.tmpdir(), 'mrtr-bench-second-'));
 cpSync(dir, copy, { recursive: true, verbatimSymlinks: true });

@@ -185,7 +185,7 @@ function serverBinding(ts: TS, receiver: TsNamespace.Identifier, found: Entries)
 
 /** With the checker: the receiver's type is the v2 SDK's McpServer or Server class. */
 function isSdkServerByType(ts: TS, receiver: TsNamespace.Identifier, context: TransformContext): boolean {
-  const program = context.project.getProgram().compilerObject;
+  const program = context.program?.() ?? context.project.getProgram().compilerObject;
   const current = program.getSourceFile(receiver.getSourceFile().fileName);
   if (!current) return false;
   const node = findAt(ts, current, receiver.getStart(), receiver.getEnd());

@@ -16,8 +16,15 @@ export interface TransformContext {
   project: Project;
   /** ts-morph's TypeScript namespace: the analysis runs on the same compiler objects. */
   ts: typeof ts;
-  /** Cross-file call index of the project's current program. */
+  /** Cross-file call index of the program the file is analysed against. */
   projectIndex: ProjectIndex;
+  /**
+   * The program to analyse the file against, with the file as it is now. The CLI gives every file
+   * the program of the project as it was before any rewrite (one program for all files, so every
+   * file sees the others as they are on disk, after the SDK stage); without it,
+   * `project.getProgram()`.
+   */
+  program?: (() => ts.Program) | undefined;
   /** Working directory, for relative paths in reports. */
   cwd: string;
   /**
@@ -27,8 +34,8 @@ export interface TransformContext {
    */
   shared?: SharedRequestState | undefined;
   /**
-   * Analyses the CLI made of linked files before any file was rewritten (see ProjectPlan): used for
-   * a file whose text has not changed since, so every file of the group decides alike.
+   * The analyses the CLI's plan made on the same program (see ProjectPlan): used for a file whose
+   * text has not changed since, instead of analysing it again.
    */
   planned?: ReadonlyMap<string, PlannedAnalysis> | undefined;
 }

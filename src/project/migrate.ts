@@ -17,6 +17,7 @@ import { sdkTypeFallback } from './sdkTypes.js';
 import { fileOfKey, moduleText, planProject, wiredText, type ProjectPlan } from './sharedCodec.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isReadOnly, restoreShape, shapeOf, splitBom, writeFileAtomic, type TextShape } from './sourceText.js';
+import { programWith, projectHost } from './programs.js';
 import { findTsconfig, loadTsconfig } from './tsconfig.js';
 import { addedErrors, typeErrorsOf, type TypeError } from './typeCheck.js';
 import { toolVersion } from './version.js';
@@ -172,14 +173,16 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const live = entries.filter(e => e.sourceFile);
 
   const v1 = sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : [];
-  if (verify && v1.length > 0) {
-    // The v1 files' own errors, to tell whether the official stage left one of them broken.
-    const program = project.getProgram().compilerObject;
+  // The v1 files' own errors, to tell whether the official stage left one of them broken. The program
+  // of the files as read is built now; it is checked (all v1 files, in order, on its own checker) only
+  // once an upgraded file has errors at the end: without errors after, none can have been added.
+  const v1Program = verify && v1.length > 0 ? project.getProgram().compilerObject : undefined;
+  const v1Baselines = once(() => {
     for (const entry of v1) {
-      const compiled = program.getSourceFile(entry.read.path);
-      if (compiled) entry.v1Baseline = typeErrorsOf(program, compiled);
+      const compiled = v1Program!.getSourceFile(entry.read.path);
+      if (compiled) entry.v1Baseline = typeErrorsOf(v1Program!, compiled);
     }
-  }
+  });
   if (sdkUpgrade) {
     const manifest = ownerManifest(path.join(cwd, 'package.json.probe'), git.root ?? path.parse(cwd).root);
     const projectType = detectProjectType(dependenciesOf(manifest), allTexts.values());
@@ -195,36 +198,44 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   }
   for (const entry of live) entry.afterSdkUpgrade = entry.sourceFile!.getFullText();
 
-  // Type errors before the rewrite, for files the rewrite may touch; the program also feeds the analysis.
-  if (verify) {
-    const program = project.getProgram().compilerObject;
-    for (const entry of live) {
-      if (classify(entry.afterSdkUpgrade, false) !== 'rewrite') continue;
-      const compiled = program.getSourceFile(entry.read.path);
-      if (compiled) entry.baseline = typeErrorsOf(program, compiled);
-    }
-  }
+  // Type errors before the rewrite, for files the rewrite may touch. Like the v1 files' errors, they
+  // are taken (for all these files, in order, on a checker of their own) only once a rewritten file
+  // has errors: from a copy of the program the analysis uses, the project as it is now.
+  const baselineFiles = verify ? live.filter(e => classify(e.afterSdkUpgrade, false) === 'rewrite') : [];
 
   const sites: SiteReport[] = [];
   const alreadyMigrated: RunReport['alreadyMigrated'] = [];
   // Counted before a shared codec's server file joins the entries and its module is added.
   const filesParsed = entries.length + contextFiles.length;
-  let index: { program: ts.Program; index: ProjectIndex } | undefined;
-  const indexOf = (): ProjectIndex => {
-    const program = project.getProgram().compilerObject;
-    if (!index || index.program !== program) index = { program, index: new ProjectIndex(ts as never, program as never) };
-    return index.index;
+  // Every file is analysed against one program, the project after the SDK stage: one checker and one
+  // cross-file index for the whole rewrite, and each file sees the others as they are before it. A
+  // file a transform has changed (lowered loops, then the serving entry) is swapped into a copy of
+  // that program, which reuses the rest of it.
+  let before: ts.Program | undefined = project.getProgram().compilerObject;
+  let projectIndex: ProjectIndex | undefined = new ProjectIndex(ts as never, before as never);
+  const host = projectHost(project);
+  const baselineProgram = verify ? programWith(before, host, new Map()) : undefined;
+  const baselines = once(() => {
+    for (const entry of baselineFiles) {
+      const compiled = baselineProgram!.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(baselineProgram!, compiled);
+    }
+  });
+  let swapped: { file: ts.SourceFile; program: ts.Program } | undefined;
+  const programFor = (sourceFile: SourceFile): ts.Program => {
+    const current = sourceFile.compilerNode;
+    if (before!.getSourceFile(sourceFile.getFilePath()) === current) return before!;
+    if (swapped?.file !== current) swapped = { file: current, program: programWith(before!, host, new Map([[sourceFile.getFilePath(), current]])) };
+    return swapped.program;
   };
   // Servers whose handlers are registered in other files get one codec in a generated module, and
   // files linked by an asking helper used across files are planned together (sharedCodec.ts).
-  const plan = planProject(ts as never, project.getProgram().compilerObject as never, indexOf(), live.map(e => e.read.path));
+  const plan = planProject(ts as never, before as never, projectIndex as never, live.map(e => e.read.path));
   const shared = plan.shared;
   // Without one, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
-  const contextFor = (): TransformContext => ({ project, ts, projectIndex: indexOf(), cwd, shared: sharing, planned: plan.planned });
-  joinLinkedFiles(plan, project, entries, live, contextFiles, rel, verify);
-  // A helper's file goes after its callers' files (its planned analysis is used for it).
-  live.sort((a, b) => Number(plan.helperFiles.has(a.sourceFile!.getFilePath())) - Number(plan.helperFiles.has(b.sourceFile!.getFilePath())));
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: projectIndex!, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned });
+  baselineFiles.push(...joinLinkedFiles(plan, project, entries, live, contextFiles, rel));
   live.forEach((entry, i) => {
     progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
     const sourceFile = entry.sourceFile!;
@@ -237,7 +248,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       for (const transform of transforms) {
         current = transform.id;
         const seen = sourceFile.getFullText();
-        const result = transform.apply(sourceFile, contextFor());
+        const result = transform.apply(sourceFile, contextFor(sourceFile));
         // Every location in the report is a line of the file as it is on disk, whichever stage found it.
         const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
         found.push(...result.sites.map(site => ({ ...site, line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
@@ -259,8 +270,16 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     entry.changedBy.push(...changedBy);
   });
 
+  // The analysis program, its index and checker are not needed any more: the type check builds its own.
+  before = undefined;
+  projectIndex = undefined;
+  swapped = undefined;
+  plan.planned.clear();
+
   // Files that stand or fall together: those of a shared codec, and those linked by an asking helper.
   const sharedGroup = shared && shared.importers.size > 0 ? wireSharedCodec(shared, project, entries, live, contextFiles, rel, diagnostics) : [];
+  // A server file wired without handlers of its own is checked against its errors before, as the others.
+  baselineFiles.push(...sharedGroup.filter(e => e.beforeWiring !== undefined));
   const groups = linkedGroups(plan, sharedGroup, live, project, rel, diagnostics);
   // A split helper must have no user the analysis did not see: a source of its package that is not
   // in the program (outside the paths given, or not parsed), names it and imports from the program.
@@ -286,7 +305,10 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         progress({ phase: 'verify', done: i, total: pending.length, file: entry.rel });
         const compiled = program.getSourceFile(entry.read.path);
         if (!compiled) return;
-        const added = onDisk(entry, compiled.text, addedErrors(entry.baseline ?? [], typeErrorsOf(program, compiled)));
+        const after = typeErrorsOf(program, compiled);
+        if (after.length === 0) return;
+        baselines();
+        const added = onDisk(entry, compiled.text, addedErrors(entry.baseline ?? [], after));
         if (added.length === 0) return;
         entry.newTypeErrors = added.map(e => e.text);
         broken.push(entry);
@@ -307,12 +329,15 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
     // that destructures `sendRequest` from its context, which the v2 context no longer has) the whole
     // file stays on v1 rather than be written broken. Elsewhere (transport setup the official stage
     // maps loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
-    const upgraded = v1.filter(e => !e.error && e.v1Baseline && sourceTextOf(e) !== e.read.text);
+    const upgraded = v1.filter(e => !e.error && v1Program?.getSourceFile(e.read.path) && sourceTextOf(e) !== e.read.text);
     if (upgraded.length > 0) {
       const program = project.getProgram().compilerObject;
       for (const entry of upgraded) {
         const compiled = program.getSourceFile(entry.read.path);
-        const added = compiled ? addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled)) : [];
+        const after = compiled ? typeErrorsOf(program, compiled) : [];
+        if (after.length === 0) continue;
+        v1Baselines();
+        const added = addedErrors(entry.v1Baseline!, after);
         if (added.length === 0) continue;
         const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
         const said = onDisk(entry, compiled!.text, added);
@@ -400,12 +425,19 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   const manifestUpdates: ManifestUpdate[] = [];
   if (sdkUpgrade) {
     const stop = git.root ?? path.parse(cwd).root;
+    // The owner of every file of a folder is the same: looked up once per folder.
+    const owners = new Map<string, string | undefined>();
+    const ownerOf = (file: string): string | undefined => {
+      const dir = path.dirname(file);
+      if (!owners.has(dir)) owners.set(dir, ownerManifest(file, stop));
+      return owners.get(dir);
+    };
     const used = new Map<string, { packages: Set<string>; v1: string[] }>();
     const usageOf = (owner: string) => used.get(owner) ?? used.set(owner, { packages: new Set<string>(), v1: [] }).get(owner)!;
     const zod = new Set<string>();
     const byPath = new Map(entries.map(e => [e.read.path, e]));
     for (const [file, text] of allTexts) {
-      const owner = ownerManifest(file, stop);
+      const owner = ownerOf(file);
       if (!owner) continue;
       const entry = byPath.get(file);
       const finalText = entry?.sourceFile && (!write || written.includes(file)) ? entry.sourceFile.getFullText() : text;
@@ -415,13 +447,13 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
       if (entry?.zodInjected && finalText !== text) zod.add(owner);
     }
     for (const file of unreadablePaths) {
-      const owner = ownerManifest(file, stop);
+      const owner = ownerOf(file);
       if (owner) usageOf(owner).v1.push(rel(file));
     }
     for (const [manifest, usage] of used) {
       // Sources of the package outside the paths given still count: the v1 package stays for them.
       if (usage.v1.length === 0 && declaresV1(manifest)) {
-        usage.v1.push(...v1ImportersOutside(path.dirname(manifest), file => !allTexts.has(file) && ownerManifest(file, stop) === manifest, options.ignore ?? [], git.root ?? cwd, rel));
+        usage.v1.push(...v1ImportersOutside(path.dirname(manifest), file => !allTexts.has(file) && ownerOf(file) === manifest, options.ignore ?? [], git.root ?? cwd, rel));
       }
       if (usage.v1.length > 0 && declaresV1(manifest)) {
         const files = usage.v1.length > 3 ? `${usage.v1.slice(0, 3).join(', ')} and ${usage.v1.length - 3} more` : usage.v1.join(', ');
@@ -531,6 +563,16 @@ function unseenUsers(name: string, root: string, program: ts.Program, ignore: st
   return found;
 }
 
+/** `run` the first time the result is called, never again. */
+function once(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    run();
+  };
+}
+
 function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (typeof reason === 'string') return reason;
@@ -606,9 +648,9 @@ function wireSharedCodec(shared: SharedRequestState, project: Project, entries: 
 
 /**
  * Files linked to the run's files by an asking helper used across files (the callers of a helper
- * exported from ask.ts) join the rewrite even when they were read for context only.
+ * exported from ask.ts) join the rewrite even when they were read for context only. Returns them.
  */
-function joinLinkedFiles(plan: ProjectPlan, project: Project, entries: Entry[], live: Entry[], contextFiles: ReadFile[], rel: (file: string) => string, verify: boolean): void {
+function joinLinkedFiles(plan: ProjectPlan, project: Project, entries: Entry[], live: Entry[], contextFiles: ReadFile[], rel: (file: string) => string): Entry[] {
   const byPath = new Set(live.map(e => path.resolve(e.read.path)));
   const wanted = new Set(plan.linked.flat().map(f => path.resolve(f)));
   const joined: Entry[] = [];
@@ -622,13 +664,7 @@ function joinLinkedFiles(plan: ProjectPlan, project: Project, entries: Entry[], 
     live.push(entry);
     joined.push(entry);
   }
-  if (verify && joined.length > 0) {
-    const program = project.getProgram().compilerObject;
-    for (const entry of joined) {
-      const compiled = program.getSourceFile(entry.read.path);
-      if (compiled) entry.baseline = typeErrorsOf(program, compiled);
-    }
-  }
+  return joined;
 }
 
 /**

@@ -20,13 +20,13 @@ export interface ProjectPlan {
    * each group is rewritten, checked and rolled back together.
    */
   linked: string[][];
-  /** Files that declare a helper used from other files: rewritten after their callers. */
+  /** Files that declare a helper used from other files (split: its callers must be rewritten with it). */
   helperFiles: Set<string>;
   /** Those helpers, by name: a file the analysis did not see must not use them (see migrate.ts). */
   sharedHelpers: Array<{ file: string; name: string }>;
   /**
-   * The analyses of the linked files, made on the program before any file was rewritten: once its
-   * callers are rewritten, a helper's file no longer shows the calls that made its verdict.
+   * The analyses the plan made, on the program every file is analysed against: the rewrite of a file
+   * not changed since uses its analysis instead of making it again.
    */
   planned: Map<string, PlannedAnalysis>;
 }
@@ -54,9 +54,9 @@ export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex,
   while (queue.length > 0) {
     const sourceFile = queue.shift()!;
     const analysis = analyse(sourceFile);
+    planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program });
     if (analysis.linkedFiles.length > 0) {
       links.push([sourceFile.fileName, ...analysis.linkedFiles]);
-      planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program });
       for (const split of analysis.helperSplits.filter(s => s.partNames)) {
         helperFiles.add(sourceFile.fileName);
         sharedHelpers.push({ file: sourceFile.fileName, name: split.name });

@@ -5,8 +5,17 @@ const plain = (text: string) => text.replace(/\r\n/g, '\n');
 
 export function unifiedDiff(file: string, before: string, after: string, context = 3): string {
   if (before === after) return '';
-  return createTwoFilesPatch(`a/${file}`, `b/${file}`, plain(before), plain(after), undefined, undefined, { context });
+  // Each report format (terminal, Markdown, JSON, ...) prints the same diffs: each is computed once.
+  const known = computed.get(file);
+  if (known && known.before === before && known.after === after && known.context === context) return known.diff;
+  const diff = createTwoFilesPatch(`a/${file}`, `b/${file}`, plain(before), plain(after), undefined, undefined, { context });
+  if (computed.size >= 1000) computed.clear();
+  computed.set(file, { before, after, context, diff });
+  return diff;
 }
+
+/** The last diff computed for each file name (a bounded cache: a long-lived process forgets them). */
+const computed = new Map<string, { before: string; after: string; context: number; diff: string }>();
 
 export interface Hunk {
   oldStart: number;

@@ -35,7 +35,7 @@ describe('which modules and files are the SDK', () => {
   it('knows the SDK\'s own workspace packages by their names, the shared core among them (the SDK repository\'s examples)', () => {
     const root = mkdtempSync(join(tmpdir(), 'mrtr-workspace-'));
     try {
-      for (const [folder, name] of [['server', '@modelcontextprotocol/server'], ['core-internal', '@modelcontextprotocol/core-internal'], ['other', '@acme/other']]) {
+      for (const [folder, name] of [['server', '@modelcontextprotocol/server'], ['core-internal', '@modelcontextprotocol/core-internal'], ['other', '@acme/other']] as const) {
         mkdirSync(join(root, 'packages', folder, 'src', 'shared'), { recursive: true });
         writeFileSync(join(root, 'packages', folder, 'package.json'), JSON.stringify({ name }));
       }

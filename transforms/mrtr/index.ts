@@ -25,10 +25,11 @@ export const mrtrTransform: Transform = {
   title: 'Push-style questions to multi round-trip requests',
   apply(sourceFile, context) {
     const ts = context.ts as unknown as TS;
-    // A linked file unchanged since the CLI planned the run keeps the analysis of that plan.
+    const programOf = (): ts.Program => (context.program?.() ?? context.project.getProgram().compilerObject) as unknown as ts.Program;
+    // A file unchanged since the CLI planned the run keeps the analysis of that plan (made on the same program).
     const planned = context.planned?.get(sourceFile.getFilePath());
     const fromPlan = planned !== undefined && planned.text === sourceFile.getFullText() ? planned : undefined;
-    const program = fromPlan?.program ?? context.project.getProgram().compilerObject as unknown as ts.Program;
+    const program = fromPlan?.program ?? programOf();
     const compiled = fromPlan?.sourceFile ?? program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
     const analyze = (file: ts.SourceFile, withProgram: ts.Program): FileAnalysis => analyzeFile({
       ts,
@@ -48,7 +49,7 @@ export const mrtrTransform: Transform = {
     }, analysis);
     if (lowering.length > 0) {
       sourceFile.replaceWithText(applyEdits(original, lowering));
-      const lowered = context.project.getProgram().compilerObject as unknown as ts.Program;
+      const lowered = programOf();
       const loweredFile = lowered.getSourceFile(sourceFile.getFilePath())!;
       const again = analyze(loweredFile, lowered);
       // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
