@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
 import type { RawSite } from './detect.js';
+import { mightContainSites } from './prefilter.js';
 import { helperDeclaration } from './helpers.js';
 import { functionOf } from './projectIndex.js';
 import { functionNameNode, sdkOfFileName, skipOuter } from './sdk.js';
@@ -12,7 +13,11 @@ import type { TS } from './types.js';
  * changes or a plain named import the rewrite can edit.
  */
 
-/** Functions declared in other files that ask the client, themselves or through the helpers they call. */
+/**
+ * Functions declared in other files that ask the client, themselves or through the helpers they call
+ * (followed a few calls deep: real helpers chain one or two, and a deeper chain is still caught by
+ * the helper's own file, whose group is then rolled back together if the files disagree).
+ */
 export class AskingFunctions {
   private readonly memo = new Map<ts.FunctionLikeDeclaration, boolean>();
 
@@ -27,31 +32,47 @@ export class AskingFunctions {
     const files = new Set<ts.SourceFile>();
     for (const target of this.calledFunctions(file)) {
       const other = target.getSourceFile();
-      if (other !== file && !files.has(other) && this.asks(target, new Set())) files.add(other);
+      if (other !== file && !files.has(other) && this.asks(target, 0).asks) files.add(other);
     }
     return [...files];
   }
 
-  private asks(fn: ts.FunctionLikeDeclaration, seen: Set<ts.FunctionLikeDeclaration>): boolean {
+  private asks(fn: ts.FunctionLikeDeclaration, depth: number, seen = new Set<ts.FunctionLikeDeclaration>()): { asks: boolean; complete: boolean } {
     const known = this.memo.get(fn);
-    if (known !== undefined) return known;
-    if (seen.has(fn) || !fn.body) return false;
+    if (known !== undefined) return { asks: known, complete: true };
+    if (seen.has(fn) || !fn.body) return { asks: false, complete: !fn.body };
+    if (depth >= MAX_HELPER_DEPTH) return { asks: false, complete: false };
     seen.add(fn);
     const file = fn.getSourceFile();
     const inside = (node: ts.Node): boolean => node.getSourceFile() === file && node.pos >= fn.pos && node.end <= fn.end;
-    const asks = this.rawsOf(file).some(raw => (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') && inside(raw.node)) ||
-      this.calledFunctions(fn.body).some(g => g !== fn && this.asks(g, seen));
-    // A `false` met inside a cycle may only be false for this walk; a `true` always holds.
-    if (asks || seen.size === 1) this.memo.set(fn, asks);
-    return asks;
+    // Only a file with the words of a question can hold one (the cheap text check of the CLI).
+    let asks = mightContainSites(file.text) &&
+      this.rawsOf(file).some(raw => (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') && inside(raw.node));
+    let complete = true;
+    for (const g of asks ? [] : this.calledFunctions(fn.body)) {
+      if (g === fn) continue;
+      const result = this.asks(g, depth + 1, seen);
+      complete &&= result.complete;
+      if (result.asks) {
+        asks = true;
+        break;
+      }
+    }
+    // A `false` met inside a cycle or cut by the depth may only be false for this walk; a `true` always holds.
+    if (asks || (complete && seen.size === 1)) this.memo.set(fn, asks);
+    return { asks, complete: asks || complete };
   }
 
-  /** The project functions (not declarations or packages) the calls under `node` reach. */
+  /**
+   * The project functions (not declarations, packages or the SDK) the calls under `node` reach. Only
+   * the shapes a helper is called with are resolved, `askYesNo(...)` and `this.a.b(...)`: a method
+   * call on any other value would make the checker resolve its overloads (`z.object`, `server.tool`).
+   */
   private calledFunctions(node: ts.Node): ts.FunctionLikeDeclaration[] {
     const ts = this.ts;
     const found: ts.FunctionLikeDeclaration[] = [];
     const visit = (n: ts.Node): void => {
-      if (ts.isCallExpression(n)) {
+      if (ts.isCallExpression(n) && isHelperCallee(ts, skipOuter(ts, n.expression))) {
         const target = functionOf(ts, this.checker, n.expression);
         if (target && isProjectSource(target.getSourceFile())) found.push(target);
       }
@@ -60,6 +81,15 @@ export class AskingFunctions {
     visit(node);
     return found;
   }
+}
+
+const MAX_HELPER_DEPTH = 4;
+
+function isHelperCallee(ts: TS, callee: ts.Expression): boolean {
+  if (ts.isIdentifier(callee)) return true;
+  let e: ts.Expression = callee;
+  while (ts.isPropertyAccessExpression(e)) e = e.expression;
+  return e.kind === ts.SyntaxKind.ThisKeyword;
 }
 
 /** A source of the project: not a declaration, a package, or the SDK's own source (its repository's workspace packages). */
