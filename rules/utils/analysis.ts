@@ -92,7 +92,7 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
   if (program && typedFile && typedFile.text === text) {
     const index = projectIndex(program);
     // Files are planned together as the CLI plans them: a server built in another file can be wired.
-    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), crossFile: true });
+    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
   }
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   return analyzer.analyzeFile({ ts, sourceFile });

@@ -33,6 +33,8 @@ export interface AnalyzeOptions {
   program?: ts.Program | undefined;
   /** Calls of a function from other files of the program (the project index). */
   externalCallSites?: ((fn: ts.FunctionLikeDeclaration) => ts.CallExpression[]) | undefined;
+  /** `new` expressions of a class from other files of the program (the project index). */
+  externalConstructions?: ((ctor: ts.ConstructorDeclaration) => ts.NewExpression[]) | undefined;
   /**
    * Whether the front end plans the files of a project together (the CLI, and the typed lint rules
    * that agree with it): a server constructed in another source file of the program can have the
@@ -116,6 +118,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     if (!scope) {
       const resolver = new SdkResolver(ts, file, checker, options.externalCallSites);
       resolver.crossFileServers = options.crossFile === true;
+      resolver.externalConstructions = options.externalConstructions;
       const handlers = discoverHandlers(ts, file, resolver);
       const index = handlerIndex(handlers);
       resolver.roles = {
@@ -768,9 +771,10 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolverOf: (node:
       if (!blocker) continue;
       blockedBy.set(handler, blocker);
       changed = true;
+      const at = blocker.file === handler.fn.getSourceFile().fileName ? `line ${blocker.line}` : `${blocker.file.split('/').pop()}:${blocker.line}`;
       const where = blocker.context.type === 'helper'
-        ? `a site in ${blocker.context.helperName}(), which this handler calls (line ${blocker.line}),`
-        : `another site in the same handler (line ${blocker.line})`;
+        ? `a site in ${blocker.context.helperName}(), which this handler calls (${at}),`
+        : `another site in the same handler (${at})`;
       const reason = (blocker.verdict as { reason: string }).reason;
       for (const i of own) {
         if (sites[i]!.verdict.kind === 'migrate') {

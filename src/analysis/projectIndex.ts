@@ -9,12 +9,20 @@ import type { TS } from './types.js';
  */
 export class ProjectIndex {
   private calls: Map<ts.Node, ts.CallExpression[]> | undefined;
+  /** `new Name(...)` of a project class, by its constructor. */
+  private readonly news = new Map<ts.ConstructorDeclaration, ts.NewExpression[]>();
 
   constructor(private readonly ts: TS, private readonly program: ts.Program) {}
 
   callsOf(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
     this.calls ??= this.build();
     return this.calls.get(fn) ?? [];
+  }
+
+  /** The `new` expressions of the class whose constructor this is, anywhere in the program. */
+  constructionsOf(ctor: ts.ConstructorDeclaration): ts.NewExpression[] {
+    this.calls ??= this.build();
+    return this.news.get(ctor) ?? [];
   }
 
   private build(): Map<ts.Node, ts.CallExpression[]> {
@@ -31,6 +39,9 @@ export class ProjectIndex {
             list.push(node);
             calls.set(target, list);
           }
+        } else if (ts.isNewExpression(node)) {
+          const ctor = constructorOf(ts, checker, node.expression);
+          if (ctor) this.news.set(ctor, [...(this.news.get(ctor) ?? []), node]);
         }
         node.forEachChild(visit);
       };
@@ -38,6 +49,16 @@ export class ProjectIndex {
     }
     return calls;
   }
+}
+
+function constructorOf(ts: TS, checker: ts.TypeChecker, expression: ts.Expression): ts.ConstructorDeclaration | undefined {
+  const e = skipOuter(ts, expression);
+  if (!ts.isIdentifier(e)) return undefined;
+  let symbol = checker.getSymbolAtLocation(e);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const declaration = symbol?.valueDeclaration;
+  if (!declaration || !ts.isClassDeclaration(declaration) || declaration.getSourceFile().isDeclarationFile) return undefined;
+  return declaration.members.find(ts.isConstructorDeclaration);
 }
 
 export function functionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expression): ts.FunctionLikeDeclaration | undefined {

@@ -195,6 +195,9 @@ export class SdkResolver {
   /** Whether a server constructed in another file of the program can be wired (see AnalyzeOptions). */
   crossFileServers = false;
 
+  /** `new` expressions of a class in other files, from the project index (checker mode only). */
+  externalConstructions: ((ctor: ts.ConstructorDeclaration) => ts.NewExpression[]) | undefined;
+
   /** Forget resolutions made before handler roles were known. */
   resetMemo(): void {
     this.memo.clear();

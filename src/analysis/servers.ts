@@ -68,7 +68,10 @@ function thisMember(ts: TS, access: ts.PropertyAccessExpression, resolver: SdkRe
   return found;
 }
 
-/** `new Wrapper(server)`: the argument passed for a constructor parameter, in this file. */
+/**
+ * `new Wrapper(server)`: the argument passed for a constructor parameter, in this file, and where
+ * the files are planned together, in the others that construct the class.
+ */
 function constructorArguments(ts: TS, cls: ts.ClassLikeDeclaration, index: number, resolver: SdkResolver, seen: Set<ts.Node>): ts.NewExpression[] {
   const name = cls.name?.text;
   if (!name) return [];
@@ -81,6 +84,13 @@ function constructorArguments(ts: TS, cls: ts.ClassLikeDeclaration, index: numbe
     node.forEachChild(visit);
   };
   visit(cls.getSourceFile());
+  const ctor = cls.members.find(ts.isConstructorDeclaration);
+  if (ctor && resolver.crossFileServers && resolver.externalConstructions) {
+    for (const construction of resolver.externalConstructions(ctor)) {
+      const arg = construction.getSourceFile() !== cls.getSourceFile() ? construction.arguments?.[index] : undefined;
+      if (arg) found.push(...serverConstructions(ts, arg, resolver, seen));
+    }
+  }
   return found;
 }
 

@@ -48,6 +48,7 @@ export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex,
   const analyse = (sourceFile: ts.SourceFile): FileAnalysis => analyzeFile({
     ts: tsApi, sourceFile, program, crossFile: true,
     externalCallSites: fn => index.callsOf(fn),
+    externalConstructions: ctor => index.constructionsOf(ctor),
   });
   const queue = files.map(file => program.getSourceFile(file)).filter((f): f is ts.SourceFile => f !== undefined && mightContainSites(f.text));
   const seen = new Set(queue);

@@ -36,6 +36,7 @@ export const mrtrTransform: Transform = {
       sourceFile: file,
       program: withProgram,
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
+      externalConstructions: ctor => context.projectIndex.constructionsOf(ctor as never) as unknown as ts.NewExpression[],
       crossFile: context.shared !== undefined,
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);

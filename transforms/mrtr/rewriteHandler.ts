@@ -191,26 +191,32 @@ export function widenReturnType(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: 
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
  * name; missing ones are added (`_args`, `ctx`).
  */
-export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>): string {
+export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>, sdkTypes?: Set<string>): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
+  // A method or declared function has no contextual type (a handler registered as `this.m.bind(this)`),
+  // nor has a function whose parameters are annotated: the context gets its type written out.
+  const annotate = sdkTypes !== undefined && (ts.isMethodDeclaration(fn) || ts.isFunctionDeclaration(fn) || fn.parameters.some(p => p.type !== undefined));
   const names: string[] = [];
+  const declared: string[] = [];
   for (let i = fn.parameters.length; i <= index; i++) {
     const name = i === index ? locals.take(preferred) : locals.take(i === 0 ? '_args' : `_arg${i}`);
     names.push(name);
+    declared.push(annotate ? `${name}: ${i === index ? 'ServerContext' : 'unknown'}` : name);
     added.set(i, name);
   }
+  if (annotate) sdkTypes.add('ServerContext');
   const params = fn.parameters;
   if (params.length === 0) {
     const open = fn.getChildren(env.sourceFile).find(c => c.kind === ts.SyntaxKind.OpenParenToken);
     if (!open) throw new Error('arrow function without parentheses and parameters');
-    edits.push({ start: open.getEnd(), end: open.getEnd(), text: names.join(', ') });
+    edits.push({ start: open.getEnd(), end: open.getEnd(), text: declared.join(', ') });
   } else {
     const last = params[params.length - 1]!;
     const hasParens = fn.getChildren(env.sourceFile).some(c => c.kind === ts.SyntaxKind.OpenParenToken);
-    if (hasParens) edits.push({ start: last.getEnd(), end: last.getEnd(), text: `, ${names.join(', ')}` });
-    else edits.push({ start: last.getStart(env.sourceFile), end: last.getEnd(), text: `(${last.getText(env.sourceFile)}, ${names.join(', ')})` });
+    if (hasParens) edits.push({ start: last.getEnd(), end: last.getEnd(), text: `, ${declared.join(', ')}` });
+    else edits.push({ start: last.getStart(env.sourceFile), end: last.getEnd(), text: `(${last.getText(env.sourceFile)}, ${declared.join(', ')})` });
   }
   return names[names.length - 1]!;
 }

@@ -26,7 +26,8 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
   const locals = new LocalNames(ts, fn);
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
-  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams);
+  const sdkTypes = new Set(['InputRequest', 'ElicitRequestURLParams']);
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes);
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
   const answerVar = locals.take('urlResponse');
@@ -91,7 +92,6 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
 
   const members = steps.map(step =>
     `${env.unit}| { step: '${step}'; call: string; request: InputRequest; elicitationId: ElicitRequestURLParams['elicitationId']; message: string }`);
-  const sdkTypes = new Set(['InputRequest', 'ElicitRequestURLParams']);
   return {
     edits: [...paramEdits, ...widenReturnType(env, fn, sdkTypes), { start: bodyStart, end: bodyStart, text: nl + bodyIndent + header }, ...throwEdits],
     stateTypeDeclaration: `type ${env.stateTypeName} =${nl}${members.join(nl)};`,
