@@ -249,6 +249,8 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
         current = transform.id;
         const seen = sourceFile.getFullText();
         const result = transform.apply(sourceFile, contextFor(sourceFile));
+        // The plan's analysis of the file has served (it is used once): it need not stay in memory.
+        plan.planned.delete(sourceFile.getFilePath());
         // Every location in the report is a line of the file as it is on disk, whichever stage found it.
         const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
         found.push(...result.sites.map(site => ({ ...site, line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
