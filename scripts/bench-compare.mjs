@@ -7,10 +7,10 @@
 // only generates it (for profiling).
 // Needs `npm run build` first. The project links this repository's node_modules, like an installed one.
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measure as measureRun, median, writeLibraryChain } from './benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const total = Number(process.argv[2] ?? 2000);
@@ -24,13 +24,9 @@ symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'di
 mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
 mkdirSync(path.join(dir, 'src/servers'), { recursive: true });
 
-// Application files: each imports the previous one, as real modules import each other.
+// Application files importing each other; servers asking push-style, each importing one.
 const libs = total - servers;
-for (let i = 0; i < libs; i++) {
-  const previous = i > 0 ? `import { total${i - 1} } from './util${i - 1}.js';\n\n` : '';
-  const uses = i > 0 ? ` + total${i - 1}([])` : '';
-  writeFileSync(path.join(dir, `src/lib/util${i}.ts`), `${previous}export interface Item${i} { id: string; size: number }\n\nexport function total${i}(items: Item${i}[]): number {\n  return items.reduce((sum, item) => sum + item.size, 0)${uses};\n}\n`);
-}
+writeLibraryChain(dir, libs);
 // v1 servers, each asking one question, each importing an application file.
 for (let i = 0; i < servers; i++) {
   writeFileSync(path.join(dir, `src/servers/server${i}.ts`), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -53,7 +49,6 @@ export function createServer${i}(): McpServer {
 `);
 }
 
-const exitHook = "data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nBENCH '+JSON.stringify({rss:u.maxRSS,cpu:(u.userCPUTime+u.systemCPUTime)/1e6})+'\\n')})";
 const bin = name => realpathSync(path.join(repo, 'node_modules/.bin', name));
 const commands = {
   'mrtr-migrate --dry-run': [path.join(repo, 'dist/src/cli/main.js'), '--dry-run', '--no-progress', '--force'],
@@ -61,21 +56,12 @@ const commands = {
   'tsc --noEmit': [bin('tsc'), '--noEmit', '-p', 'tsconfig.json'],
 };
 
-function measure(args, cwd = dir) {
-  const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ['--import', exitHook, ...args], { cwd, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' }, maxBuffer: 1024 * 1024 * 1024 });
-  const wall = Number(process.hrtime.bigint() - started) / 1e9;
-  const line = /BENCH (\{.*\})/.exec(run.stderr)?.[1];
-  if (!line) throw new Error(`${args.join(' ')} printed no measurement (exit ${run.status}):\n${run.stderr.slice(-2000)}`);
-  const { rss, cpu } = JSON.parse(line);
-  return { wall, cpu, rssMiB: rss / 1024, status: run.status };
-}
+const measure = (args, cwd = dir) => measureRun(args, cwd);
 
 const keep = process.env.MRTR_BENCH_KEEP !== undefined && process.env.MRTR_BENCH_KEEP !== '';
 if (keep) console.log(`tree kept: ${dir}`);
 if (runs === 0) process.exit(0);
 
-const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const results = Object.fromEntries(Object.keys(commands).map(name => [name, []]));
 for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(commands)) results[name].push(measure(args));
 

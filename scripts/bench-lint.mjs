@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// What the ESLint plugin costs: ESLint on one generated v2 project, with and without the plugin's
+// `recommended` rules, untyped and typed (parserOptions.projectService), alternating, medians of the
+// runs. The baselines parse with @typescript-eslint/parser and run no rules; the difference is what
+// adding `mrtr.configs.recommended` to such a config costs.
+//   node scripts/bench-lint.mjs [files=2000] [servers=50] [runs=5]
+// Needs `npm run build` first (the plugin is loaded from dist/). The project links this repository's node_modules.
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { measure, median, writeLibraryChain } from './benchKit.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const total = Number(process.argv[2] ?? 2000);
+const servers = Math.min(total, Number(process.argv[3] ?? 50));
+const runs = Number(process.argv[4] ?? 5);
+const dir = mkdtempSync(path.join(os.tmpdir(), 'mrtr-bench-lint-'));
+
+writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-lint', type: 'module' }, null, 2));
+writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, include: ['src'] }, null, 2));
+symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
+mkdirSync(path.join(dir, 'src/tools'), { recursive: true });
+
+// Application files importing each other; servers asking push-style, each importing one.
+const libs = total - servers;
+writeLibraryChain(dir, libs);
+for (let i = 0; i < servers; i++) {
+  const lib = (i * 37) % Math.max(libs, 1);
+  writeFileSync(path.join(dir, `src/tools/tool${i}.ts`), `import { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { total${lib} as sizeOf } from '../lib/util${lib}.js';
+
+export const server${i} = new McpServer({ name: 'tool${i}', version: '1.0.0' });
+
+server${i}.registerTool('archive-${i}', { description: 'Archive a project', inputSchema: z.object({ project: z.string() }) }, async ({ project }, ctx) => {
+  const answer = await ctx.mcpReq.elicitInput({
+    mode: 'form',
+    message: \`Archive \${project} (\${sizeOf([])} bytes)?\`,
+    requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
+  });
+  if (answer.action !== 'accept' || answer.content?.confirm !== true) return { content: [{ type: 'text', text: 'Kept.' }] };
+  return { content: [{ type: 'text', text: \`Archived \${project}.\` }] };
+});
+`);
+}
+
+const parser = pathToFileURL(path.join(repo, 'node_modules/@typescript-eslint/parser/dist/index.js')).href;
+const plugin = pathToFileURL(path.join(repo, 'dist/rules/index.js')).href;
+const config = (typed, withPlugin) => `import parser from '${parser}';
+${withPlugin ? `import mrtr from '${plugin}';\n` : ''}export default [
+  { files: ['**/*.ts'], languageOptions: { parser${typed ? ", parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname }" : ''} } },
+${withPlugin ? '  mrtr.configs.recommended,\n' : ''}];
+`;
+const variants = {
+  'untyped': config(false, false),
+  'untyped + recommended': config(false, true),
+  'typed': config(true, false),
+  'typed + recommended': config(true, true),
+};
+for (const [name, text] of Object.entries(variants)) writeFileSync(path.join(dir, `eslint.${name.replace(/\W+/g, '-')}.config.mjs`), text);
+
+const eslint = path.join(repo, 'node_modules/eslint/bin/eslint.js');
+const results = Object.fromEntries(Object.keys(variants).map(name => [name, []]));
+for (let i = 0; i < runs; i++) {
+  for (const name of Object.keys(variants)) {
+    const run = measure([eslint, '--no-config-lookup', '-c', `eslint.${name.replace(/\W+/g, '-')}.config.mjs`, '--format', 'json', 'src'], dir);
+    // The plugin's runs must report the servers' sites (exit 1); the baselines must report nothing.
+    const reported = JSON.parse(run.stdout).reduce((n, file) => n + file.messages.length, 0);
+    if (name.includes('recommended') ? reported < servers : reported > 0) throw new Error(`${name}: ${reported} messages for ${servers} servers`);
+    results[name].push(run);
+  }
+}
+
+console.log(`${total} files (${servers} servers with a push-style question), ${runs} alternating runs each, medians; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
+for (const [name, list] of Object.entries(results)) {
+  console.log(`eslint ${name.padEnd(22)} wall ${median(list.map(r => r.wall)).toFixed(2)} s  cpu ${median(list.map(r => r.cpu)).toFixed(2)} s  peak RSS ${Math.max(...list.map(r => r.rssMiB)).toFixed(0)} MiB`);
+}
+for (const kind of ['untyped', 'typed']) {
+  const base = median(results[kind].map(r => r.cpu));
+  const withPlugin = median(results[`${kind} + recommended`].map(r => r.cpu));
+  console.log(`recommended on ${kind} linting: +${(((withPlugin - base) / base) * 100).toFixed(1)}% CPU`);
+}
