@@ -1,7 +1,12 @@
 import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import path from 'node:path';
-import ts from 'typescript';
+import { createRequire } from 'node:module';
+import type * as TS from 'typescript';
 import { analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
+
+// The compiler is loaded with require: imported from an ES module, Node first scans its 9 MB for
+// named exports, about 0.4 s of every lint run (scripts/bench-lint.mjs).
+const ts = createRequire(import.meta.url)('typescript') as typeof TS;
 
 /**
  * The analysis the rules run. A property rather than the import itself so a test can make it fail
@@ -29,8 +34,8 @@ interface CachedAnalysis {
 const cache = new WeakMap<object, CachedAnalysis>();
 
 /** With typed linting, the same cross-file call index the codemod uses, once per program. */
-const indexes = new WeakMap<ts.Program, ProjectIndex>();
-function projectIndex(program: ts.Program): ProjectIndex {
+const indexes = new WeakMap<TS.Program, ProjectIndex>();
+function projectIndex(program: TS.Program): ProjectIndex {
   let index = indexes.get(program);
   if (!index) indexes.set(program, (index = new ProjectIndex(ts, program)));
   return index;
@@ -98,7 +103,7 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
   return analyzer.analyzeFile({ ts, sourceFile });
 }
 
-const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
+const SCRIPT_KINDS: Record<string, TS.ScriptKind> = {
   ts: ts.ScriptKind.TS,
   mts: ts.ScriptKind.TS,
   cts: ts.ScriptKind.TS,
@@ -110,7 +115,7 @@ const SCRIPT_KINDS: Record<string, ts.ScriptKind> = {
 };
 
 /** Script kind by extension; `undefined` for files that are not JavaScript or TypeScript (.vue, .md, ...). */
-export function scriptKindOf(fileName: string): ts.ScriptKind | undefined {
+export function scriptKindOf(fileName: string): TS.ScriptKind | undefined {
   const base = fileName.replaceAll('\\', '/').split('/').pop() ?? fileName;
   const dot = base.lastIndexOf('.');
   // ESLint names text without a path `<text>` / `<input>`: TypeScript parses JavaScript too.
