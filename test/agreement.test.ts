@@ -69,7 +69,8 @@ describe('lint and codemod agree on every v2 fixture', async () => {
   });
 
   it.each(folders.map(dir => [dir.slice(fixtures.length + 1), dir]))('%s/ (the files planned together)', async (_name, dir) => {
-    const run = await migrateFolder(dir);
+    // Verdicts only: the type check that could roll a file back is fixtures.test.ts's, which finds none.
+    const run = await migrateFolder(dir, { verify: false });
     let sites = 0;
     for (const file of sourceFiles(dir)) {
       const codemod: Finding[] = run.sites

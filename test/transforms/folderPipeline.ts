@@ -19,8 +19,9 @@ export interface FolderResult {
   errors: string[];
 }
 
-export async function migrateFolder(dir: string): Promise<FolderResult> {
-  const report = await migrate({ cwd: dir, dryRun: true, project: TSCONFIG });
+/** `verify: false` skips the type check (and so any rollback): for tests that compare verdicts only. */
+export async function migrateFolder(dir: string, options: { verify?: boolean } = {}): Promise<FolderResult> {
+  const report = await migrate({ cwd: dir, dryRun: true, project: TSCONFIG, verify: options.verify ?? true });
   const files = new Map<string, string>();
   for (const name of sourceFiles(dir)) files.set(name, readFileSync(join(dir, name), 'utf8'));
   for (const file of report.files) if (file.changed) files.set(file.file, file.after);
