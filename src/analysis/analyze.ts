@@ -11,7 +11,7 @@ import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
 import { helperCallProblem, isExportedHelper, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
-import { SdkResolver, skipOuter } from './sdk.js';
+import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
 import { switchCaseProblem } from './switchCase.js';
@@ -559,7 +559,7 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
     return `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(c.getStart()).line + 1}`;
   };
   const elsewhere = constructions.filter(c => c.getSourceFile() !== handler.fn.getSourceFile());
-  const unwritable = elsewhere.find(c => c.getSourceFile().isDeclarationFile || /[\\/]node_modules[\\/]/.test(c.getSourceFile().fileName));
+  const unwritable = elsewhere.find(c => !isProjectSource(c.getSourceFile()));
   if (unwritable) {
     return refuse('server-not-found', `the server this handler is registered on is constructed in ${where(unwritable)}, a declaration file or package, where its requestState codec cannot be wired; migrate by hand.`);
   }

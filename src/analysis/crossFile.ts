@@ -1,9 +1,9 @@
 import type * as ts from 'typescript';
 import type { RawSite } from './detect.js';
 import { mightContainSites } from './prefilter.js';
-import { helperDeclaration } from './helpers.js';
+import { helperDeclaration, helperExport } from './helpers.js';
 import { functionOf } from './projectIndex.js';
-import { functionNameNode, sdkOfFileName, skipOuter } from './sdk.js';
+import { functionNameNode, isProjectSource, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
@@ -92,11 +92,6 @@ function isHelperCallee(ts: TS, callee: ts.Expression): boolean {
   return e.kind === ts.SyntaxKind.ThisKeyword;
 }
 
-/** A source of the project: not a declaration, a package, or the SDK's own source (its repository's workspace packages). */
-export function isProjectSource(file: ts.SourceFile): boolean {
-  return !file.isDeclarationFile && !/[\\/]node_modules[\\/]/.test(file.fileName) && sdkOfFileName(file.fileName) === undefined;
-}
-
 /**
  * Why the helper `fn`, exported or called from other files, cannot be split there, or the names its
  * parts take. Every use of it outside its own file must be one of `calls` (the callers the rewrite
@@ -111,10 +106,8 @@ export function crossFileHelperProblem(ts: TS, checker: ts.TypeChecker, program:
   if (!ts.isMethodDeclaration(declaration)) {
     const modifiers = ts.getModifiers(declaration as ts.FunctionDeclaration | ts.VariableStatement) ?? [];
     if (modifiers.some(m => m.kind === ts.SyntaxKind.DefaultKeyword)) return `helper ${name}() is a default export; export it by name`;
-    const exported = modifiers.some(m => m.kind === ts.SyntaxKind.ExportKeyword);
-    const listed = home.statements.some(s => ts.isExportDeclaration(s) && !!s.exportClause && ts.isNamedExports(s.exportClause) &&
-      s.exportClause.elements.some(e => (e.propertyName ?? e.name).text === name));
-    if (listed) return `helper ${name}() is exported through an export list; export it where it is declared (\`export async function ${name}\`)`;
+    const exported = helperExport(ts, fn);
+    if (exported === 'list') return `helper ${name}() is exported through an export list; export it where it is declared (\`export async function ${name}\`)`;
     if (!exported && calls.some(c => c.getSourceFile() !== home)) return `helper ${name}() is called from other files but not exported where it is declared`;
   }
   const nameNode = functionNameNode(ts, fn);

@@ -193,13 +193,18 @@ export function helperDeclaration(ts: TS, fn: ts.FunctionLikeDeclaration): ts.St
 }
 
 export function isExportedHelper(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
+  return helperExport(ts, fn) !== undefined;
+}
+
+/** How a module-level helper is exported: where it is declared (`export async function`), in an `export { }` list, or not. */
+export function helperExport(ts: TS, fn: ts.FunctionLikeDeclaration): 'declaration' | 'list' | undefined {
   const decl = helperDeclaration(ts, fn);
-  if (!decl || ts.isMethodDeclaration(decl)) return false;
-  if (ts.getModifiers(decl as ts.FunctionDeclaration | ts.VariableStatement)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return true;
-  // `export { helper }` further down.
+  if (!decl || ts.isMethodDeclaration(decl)) return undefined;
+  if (ts.getModifiers(decl as ts.FunctionDeclaration | ts.VariableStatement)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return 'declaration';
   const name = functionNameNode(ts, fn)?.text;
-  return fn.getSourceFile().statements.some(s => ts.isExportDeclaration(s) && !!s.exportClause && ts.isNamedExports(s.exportClause) &&
+  const listed = fn.getSourceFile().statements.some(s => ts.isExportDeclaration(s) && !!s.exportClause && ts.isNamedExports(s.exportClause) &&
     s.exportClause.elements.some(e => (e.propertyName ?? e.name).text === name));
+  return listed ? 'list' : undefined;
 }
 
 /**

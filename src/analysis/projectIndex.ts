@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import { isFunctionLike } from './scope.js';
-import { skipOuter } from './sdk.js';
+import { isProjectSource, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
@@ -30,7 +30,7 @@ export class ProjectIndex {
     const checker = this.program.getTypeChecker();
     const calls = new Map<ts.Node, ts.CallExpression[]>();
     for (const sourceFile of this.program.getSourceFiles()) {
-      if (sourceFile.isDeclarationFile || sourceFile.fileName.includes('/node_modules/')) continue;
+      if (!isProjectSource(sourceFile)) continue;
       const visit = (node: ts.Node): void => {
         if (ts.isCallExpression(node)) {
           const target = functionOf(ts, checker, node.expression);

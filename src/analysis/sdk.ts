@@ -46,6 +46,11 @@ export function sdkOfFileName(fileName: string): SdkGeneration | undefined {
   return sdkOfModule(packageNameOf(path.dirname(normalized)) ?? '');
 }
 
+/** A source of the project: not a declaration, a package, or the SDK's own source (its repository's workspace packages). */
+export function isProjectSource(file: ts.SourceFile): boolean {
+  return !file.isDeclarationFile && !/[\\/]node_modules[\\/]/.test(file.fileName) && sdkOfFileName(file.fileName) === undefined;
+}
+
 const packageNames = new Map<string, string | undefined>();
 
 /** The `name` of the package.json nearest above `dir`. */

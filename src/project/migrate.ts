@@ -523,20 +523,31 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
 }
 
 /**
+ * Sources under `root` that `include` accepts and whose text `matches`; one that cannot be read
+ * counts as matching, since what it holds is unknown.
+ */
+function sourcesMatching(root: string, include: (file: string) => boolean, matches: (text: string, file: string) => boolean, ignore: string[], ignoreRoot: string): string[] {
+  const found: string[] = [];
+  for (const file of discoverSources({ cwd: root, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
+    if (!include(file)) continue;
+    let text: string;
+    try {
+      text = readSource(file, true).text;
+    } catch {
+      found.push(file); // unreadable or not UTF-8
+      continue;
+    }
+    if (matches(text, file)) found.push(file);
+  }
+  return found;
+}
+
+/**
  * Sources of a package (`unread`: not read by the run, owned by the manifest) that import the v1 SDK,
  * by the run's own text check. Looked for only when the manifest would otherwise lose the v1 package.
  */
 function v1ImportersOutside(packageDir: string, unread: (file: string) => boolean, ignore: string[], ignoreRoot: string, rel: (file: string) => string): string[] {
-  const found: string[] = [];
-  for (const file of discoverSources({ cwd: packageDir, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
-    if (!unread(file)) continue;
-    try {
-      if (mentionsV1Sdk(readSource(file, true).text)) found.push(rel(file));
-    } catch {
-      found.push(rel(file)); // unreadable or not UTF-8: whether it imports the v1 SDK is unknown
-    }
-  }
-  return found;
+  return sourcesMatching(packageDir, unread, mentionsV1Sdk, ignore, ignoreRoot).map(rel);
 }
 
 /**
@@ -545,24 +556,11 @@ function v1ImportersOutside(packageDir: string, unread: (file: string) => boolea
  */
 function unseenUsers(name: string, root: string, program: ts.Program, ignore: string[], ignoreRoot: string): string[] {
   const word = new RegExp(`\\b${name.replace(/[$]/g, '\\$&')}\\b`);
-  const found: string[] = [];
-  for (const file of discoverSources({ cwd: root, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
-    if (program.getSourceFile(file)) continue;
-    let text: string;
-    try {
-      text = readSource(file, true).text;
-    } catch {
-      found.push(file); // unreadable: whether it uses the helper is unknown
-      continue;
-    }
-    if (!word.test(text)) continue;
-    const reaches = ts.preProcessFile(text, true, true).importedFiles.some(({ fileName }) => {
-      const resolved = ts.resolveModuleName(fileName, file, program.getCompilerOptions(), ts.sys).resolvedModule;
-      return resolved !== undefined && !resolved.isExternalLibraryImport && program.getSourceFile(resolved.resolvedFileName) !== undefined;
-    });
-    if (reaches) found.push(file);
-  }
-  return found;
+  const reachesProgram = (text: string, file: string): boolean => ts.preProcessFile(text, true, true).importedFiles.some(({ fileName }) => {
+    const resolved = ts.resolveModuleName(fileName, file, program.getCompilerOptions(), ts.sys).resolvedModule;
+    return resolved !== undefined && !resolved.isExternalLibraryImport && program.getSourceFile(resolved.resolvedFileName) !== undefined;
+  });
+  return sourcesMatching(root, file => !program.getSourceFile(file), (text, file) => word.test(text) && reachesProgram(text, file), ignore, ignoreRoot);
 }
 
 /** `run` the first time the result is called, never again. */
