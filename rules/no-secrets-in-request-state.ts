@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESTree } from '@typescript-eslint/utils';
 import { createRule } from './utils/createRule.js';
 import { constInitializer, importsMcp, MAX_TRACE_DEPTH, memberName, propertyKeyName, skipTypeWrappers } from './utils/estree.js';
 import { encodedInput, isJsonStringify, isMintCall, requestStateProperty } from './utils/requestState.js';

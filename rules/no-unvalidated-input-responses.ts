@@ -1,4 +1,5 @@
-import { AST_NODE_TYPES, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import { createRule } from './utils/createRule.js';
 import { isCast, isV2ServerModule, memberName, propertyKeyName, variableOf, type AnyRuleContext } from './utils/estree.js';
 

@@ -1,4 +1,6 @@
-import { ESLintUtils } from '@typescript-eslint/utils';
+// The subpath, not the package root: the root also loads typescript-eslint's ESLint class wrappers
+// (ESLint's legacy config loader with them), about 0.15 s on every ESLint run that loads the plugin.
+import { RuleCreator } from '@typescript-eslint/utils/eslint-utils';
 
 /** Which preset enables a rule; `strict` enables every rule. */
 export interface MrtrRuleDocs {
@@ -16,4 +18,4 @@ export function docsUrl(ruleName: string): string {
   return `${DOCS_BASE_URL}${ruleName}.md`;
 }
 
-export const createRule = ESLintUtils.RuleCreator<MrtrRuleDocs>(docsUrl);
+export const createRule = RuleCreator<MrtrRuleDocs>(docsUrl);

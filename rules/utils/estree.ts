@@ -1,4 +1,6 @@
-import { AST_NODE_TYPES, ASTUtils, type TSESLint, type TSESTree } from '@typescript-eslint/utils';
+import { AST_NODE_TYPES } from '@typescript-eslint/types';
+import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
+import { findVariable } from '@typescript-eslint/utils/ast-utils';
 
 /**
  * Small ESTree helpers for the rules that read MRTR code directly (the push-style rules use the
@@ -72,7 +74,7 @@ export function hasSpread(object: TSESTree.ObjectExpression): boolean {
 }
 
 export function variableOf(context: AnyRuleContext, id: TSESTree.Identifier): TSESLint.Scope.Variable | null {
-  return ASTUtils.findVariable(context.sourceCode.getScope(id), id);
+  return findVariable(context.sourceCode.getScope(id), id);
 }
 
 /** The initializer of `const x = init` (or a `let` never reassigned); `undefined` when the value is not that simple. */

@@ -252,13 +252,37 @@ export class SdkResolver {
     this.visiting.add(e);
     let result: ResolvedValue | undefined;
     try {
-      const typed = this.resolveByType(e);
+      const typed = this.handlerContext(e) ?? this.resolveByType(e);
       result = typed === 'not-sdk' ? undefined : typed ?? this.resolveBySyntax(e);
     } finally {
       this.visiting.delete(e);
     }
     this.memo.set(e, result ?? null);
     return result;
+  }
+
+  /**
+   * A discovered handler's own context parameter, written without a type (and members read from it):
+   * the SDK types that parameter through the registration call, so the syntax is as certain as the
+   * checker, which would infer it through the SDK's and zod's overloads (most of a typed lint run's
+   * analysis time, scripts/bench-lint.mjs).
+   */
+  private handlerContext(e: ts.Expression): ResolvedValue | undefined {
+    const ts = this.ts;
+    if (!this.roles) return undefined;
+    if (ts.isPropertyAccessExpression(e)) {
+      const owner = this.handlerContext(skipOuter(ts, e.expression));
+      return owner && memberKind(owner, e.name.text);
+    }
+    if (!ts.isIdentifier(e)) return undefined;
+    const decl = resolveIdentifier(ts, e);
+    const parameter = decl?.declaration;
+    if (!parameter || !ts.isParameter(parameter) || parameter.type || ts.getJSDocType(parameter)) return undefined;
+    const fn = parameter.parent;
+    const role = isFunctionLike(ts, fn) ? this.roles.contextParam(fn) : undefined;
+    if (!role || fn.parameters.indexOf(parameter) !== role.index) return undefined;
+    const ctx: ResolvedValue = { kind: 'context', sdk: role.sdk };
+    return ts.isIdentifier(parameter.name) ? ctx : this.resolveBindingElement(decl.nameNode, ctx);
   }
 
   /** Type-based resolution: a definite non-SDK type means "not ours" (look-alikes), any/unknown means "ask the syntax". */
