@@ -4,6 +4,7 @@ import fg from 'fast-glob';
 import ignore from 'ignore';
 import { MigrateError } from './errors.js';
 import { GitignoreRules } from './gitignore.js';
+import { readSource } from './load.js';
 import { isDeclarationFileName, isSourceFileName, SKIPPED_DIRECTORIES } from './sourceFiles.js';
 
 export interface DiscoverOptions {
@@ -113,4 +114,24 @@ function lstatOrUndefined(file: string): ReturnType<typeof lstatSync> | undefine
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Sources under `root` that `include` accepts and whose text `matches`; one that cannot be read
+ * counts as matching, since what it holds is unknown. (The run's checks on files it did not read.)
+ */
+export function sourcesMatching(root: string, include: (file: string) => boolean, matches: (text: string, file: string) => boolean, ignore: string[], ignoreRoot: string): string[] {
+  const found: string[] = [];
+  for (const file of discoverSources({ cwd: root, inputs: ['.'], ignore, ignoreRoot, buildOutputs: [] }).files) {
+    if (!include(file)) continue;
+    let text: string;
+    try {
+      text = readSource(file, true).text;
+    } catch {
+      found.push(file); // unreadable or not UTF-8
+      continue;
+    }
+    if (matches(text, file)) found.push(file);
+  }
+  return found;
 }

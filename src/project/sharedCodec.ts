@@ -22,7 +22,7 @@ export interface ProjectPlan {
   linked: string[][];
   /** Files that declare a helper used from other files (split: its callers must be rewritten with it). */
   helperFiles: Set<string>;
-  /** Those helpers, by name: a file the analysis did not see must not use them (see migrate.ts). */
+  /** Those helpers, by name: a file the analysis did not see must not use them (see phases/group.ts). */
   sharedHelpers: Array<{ file: string; name: string }>;
   /**
    * The analyses the plan made, on the program every file is analysed against: the rewrite of a file
@@ -92,7 +92,7 @@ export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex,
   const linked = mergeGroups(links);
   if (keys.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
-  // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in migrate.ts).
+  // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in phases/group.ts).
   const extension = /\.m?js$/.exec(serverFiles[0]!)?.[0] ?? '.ts';
   const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
   return { shared, linked, helperFiles, sharedHelpers, planned };

@@ -1,0 +1,174 @@
+import path from 'node:path';
+import { ts, type SourceFile } from 'ts-morph';
+import { isJavaScriptFile } from '../../analysis/typeSyntax.js';
+import { sourcesMatching } from '../discover.js';
+import { ownerManifest } from '../packageJson.js';
+import { markUndone, newEntry, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { fileOfKey, moduleText, wiredText } from '../sharedCodec.js';
+
+/**
+ * The files that stand or fall together: those of a shared codec (the generated module and the
+ * server files wired to it join the run here), and those linked by an asking helper. A group that
+ * cannot be completed is undone now.
+ */
+export function group(run: RunState): void {
+  const plan = run.plan!;
+  const shared = plan.shared;
+  const sharedGroup = shared && shared.importers.size > 0 ? wireSharedCodec(run) : [];
+  // A server file wired without handlers of its own is checked against its errors before, as the others.
+  run.baselineFiles.push(...sharedGroup.filter(e => e.beforeWiring !== undefined));
+  run.groups = linkedGroups(run, sharedGroup);
+  // A split helper must have no user the analysis did not see: a source of its package that is not
+  // in the program (outside the paths given, or not parsed), names it and imports from the program.
+  for (const { file, name } of plan.sharedHelpers) {
+    const group = run.groups.find(g => g.some(e => path.resolve(e.read.path) === path.resolve(file)));
+    if (!group || group.length === 0) continue;
+    const manifest = ownerManifest(file, run.git.root ?? path.parse(file).root);
+    const root = manifest ? path.dirname(manifest) : run.ignoreRoot;
+    const unseen = unseenUsers(name, root, run.project.getProgram().compilerObject, run.ignore, run.ignoreRoot);
+    if (unseen.length > 0) {
+      undoGroup(run, group, `${name}() is split, but ${unseen.slice(0, 3).map(f => run.rel(f)).join(', ')}${unseen.length > 3 ? ', ...' : ''}, which this run does not analyse, also names it and would lose it; run mrtr-migrate on a folder that holds every file using it`);
+    }
+  }
+}
+
+/**
+ * Wire the shared codec into the server files that have no handlers of their own and add the
+ * generated module to the project. Returns the files that stand or fall together (the importers,
+ * the wired servers, the module); empty when the group could not be completed, and then the
+ * importers are back as they were.
+ */
+function wireSharedCodec(run: RunState): Entry[] {
+  const shared = run.plan!.shared!;
+  const { project, entries, live } = run;
+  const byPath = new Map(live.map(e => [path.resolve(e.read.path), e]));
+  // A server file with nothing to rewrite of its own was read for context only: it is rewritten now.
+  for (const read of run.contextFiles) {
+    const file = path.resolve(read.path);
+    if (byPath.has(file) || ![...shared.constructions].some(key => path.resolve(fileOfKey(key)) === file)) continue;
+    const entry = newEntry(read, run.rel(read.path));
+    entry.sourceFile = project.getSourceFile(read.path);
+    if (!entry.sourceFile) continue;
+    entries.push(entry);
+    live.push(entry);
+    byPath.set(file, entry);
+  }
+  const group = [...shared.importers].map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
+  const serverFiles = [...new Set([...shared.constructions].map(fileOfKey))].filter(file => !shared.importers.has(file));
+  const missing = serverFiles.filter(file => !byPath.get(path.resolve(file)) || byPath.get(path.resolve(file))!.error);
+  // The module is written in the language of the server: a TypeScript server's group must be all
+  // TypeScript, a JavaScript one's all ES modules (the module is one; CommonJS is refused).
+  const moduleIsJs = isJavaScriptFile(shared.modulePath);
+  const files = [...shared.importers, ...serverFiles];
+  const misfits = moduleIsJs
+    ? files.filter(file => !isJavaScriptFile(file) || !isEsModule(byPath.get(path.resolve(file))?.sourceFile))
+    : files.filter(isJavaScriptFile);
+  const rel = (file: string) => run.rel(file);
+  if (missing.length > 0 || group.length < shared.importers.size || misfits.length > 0) {
+    const why = missing.length > 0
+      ? `its server is constructed in ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds both`
+      : misfits.length > 0
+      ? moduleIsJs
+        ? `${misfits.map(rel).join(', ')} ${misfits.length === 1 ? 'is' : 'are'} not a JavaScript ES module like the server's file, and the codec shared by its modules is generated as one (${rel(shared.modulePath)}); migrate this server by hand or convert it`
+        : serverFiles.some(isJavaScriptFile)
+        ? `its server is built in a CommonJS module (${serverFiles.filter(isJavaScriptFile).map(rel).join(', ')}), and a codec shared by several modules is generated as TypeScript or as an ES module only; migrate this server by hand or convert it`
+        : `${misfits.map(rel).join(', ')} ${misfits.length === 1 ? 'is' : 'are'} JavaScript, and the codec shared by this TypeScript server's modules is generated as TypeScript; migrate this server by hand or convert it`
+      : 'another file of its server was not rewritten';
+    undoGroup(run, group, why);
+    return [];
+  }
+  for (const file of serverFiles) {
+    const entry = byPath.get(path.resolve(file))!;
+    entry.beforeWiring = sourceTextOf(entry);
+    entry.sourceFile!.replaceWithText(wiredText(ts as never, entry.sourceFile!.compilerNode as never, shared));
+    if (!entry.changedBy.includes('mrtr')) entry.changedBy.push('mrtr');
+    group.push(entry);
+  }
+  const module = newEntry({ path: shared.modulePath, raw: '', text: '', role: 'rewrite' }, run.rel(shared.modulePath));
+  module.created = true;
+  module.changedBy = ['mrtr'];
+  module.sourceFile = project.createSourceFile(shared.modulePath, moduleText(ts as never, shared, group[0]!.sourceFile!.compilerNode as never), { overwrite: true });
+  entries.push(module);
+  live.push(module);
+  group.push(module);
+  return group;
+}
+
+/**
+ * The shared codec's group, and each set of files linked by an asking helper (merged where they
+ * share a file). A linked group with a file this run does not rewrite (outside the paths given, not
+ * parsed, stopped by an internal error) is undone.
+ */
+function linkedGroups(run: RunState, sharedGroup: Entry[]): Entry[][] {
+  const plan = run.plan!;
+  const byPath = new Map(run.live.map(e => [path.resolve(e.read.path), e]));
+  const groups: Entry[][] = sharedGroup.length > 0 ? [sharedGroup] : [];
+  for (const files of plan.linked) {
+    const members = files.map(f => byPath.get(path.resolve(f)));
+    let group = members.filter((e): e is Entry => e !== undefined);
+    // Joined with every group it shares a file with.
+    for (const other of groups.filter(g => g.some(e => group.includes(e)))) {
+      group = [...new Set([...other, ...group])];
+      groups.splice(groups.indexOf(other), 1);
+    }
+    groups.push(group);
+    // Only a split helper needs its callers rewritten with it; a refused one leaves them as they are.
+    const missing = files.filter((f, i) => members[i] === undefined || members[i]!.error !== undefined);
+    if (missing.length > 0 && files.some(f => plan.helperFiles.has(f))) {
+      undoGroup(run, group, `an asking helper links them to ${missing.map(f => run.rel(f)).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds them all`);
+    }
+  }
+  return groups;
+}
+
+/**
+ * Put every file of a group back as it was before the rewrite, say why once, and empty the group
+ * (its files are then on their own: nothing else undoes them for the group).
+ */
+export function undoGroup(run: RunState, group: Entry[], why: string): void {
+  const files = group.filter(e => !e.created).map(e => e.rel);
+  run.diagnostics.push({
+    level: 'error', source: 'verify', code: 'verify/rolled-back', file: files[0], line: undefined,
+    message: `the files whose handlers share one requestState codec or an asking helper (${files.join(', ')}) were rolled back together: ${why}; migrate them by hand or report the case.`,
+  });
+  for (const entry of group) {
+    if (entry.created) {
+      run.project.removeSourceFile(entry.sourceFile!);
+      entry.sourceFile = undefined;
+      entry.changedBy = [];
+      entry.error = `not created: ${why}.`;
+      continue;
+    }
+    entry.sourceFile!.replaceWithText(entry.beforeWiring ?? entry.afterSdkUpgrade);
+    entry.rolledBack = true;
+    if (entry.beforeWiring === undefined) entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
+    else entry.changedBy = entry.changedBy.filter(id => id !== 'mrtr');
+    for (const site of entry.sites) {
+      if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the files sharing this server's requestState codec or an asking helper were rolled back together: ${why}.`);
+    }
+  }
+  group.length = 0;
+}
+
+/** Whether a file is an ES module (`.mjs`, or a `.js` file with an import or export statement). */
+function isEsModule(sourceFile: SourceFile | undefined): boolean {
+  if (!sourceFile) return false;
+  const name = sourceFile.getFilePath();
+  if (name.endsWith('.mjs')) return true;
+  if (name.endsWith('.cjs')) return false;
+  return sourceFile.compilerNode.statements.some(s => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) ||
+    (ts.canHaveModifiers(s) && ts.getModifiers(s)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)));
+}
+
+/**
+ * Sources under `root` that `program` does not hold, whose text names `name` and that import a
+ * source of the program (a module resolved with the program's options), or cannot be read.
+ */
+function unseenUsers(name: string, root: string, program: ts.Program, ignore: string[], ignoreRoot: string): string[] {
+  const word = new RegExp(`\\b${name.replace(/[$]/g, '\\$&')}\\b`);
+  const reachesProgram = (text: string, file: string): boolean => ts.preProcessFile(text, true, true).importedFiles.some(({ fileName }) => {
+    const resolved = ts.resolveModuleName(fileName, file, program.getCompilerOptions(), ts.sys).resolvedModule;
+    return resolved !== undefined && !resolved.isExternalLibraryImport && program.getSourceFile(resolved.resolvedFileName) !== undefined;
+  });
+  return sourcesMatching(root, file => !program.getSourceFile(file), (text, file) => word.test(text) && reachesProgram(text, file), ignore, ignoreRoot);
+}

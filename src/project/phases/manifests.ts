@@ -1,0 +1,78 @@
+import path from 'node:path';
+import type { PackageJsonChange } from '../../report/model.js';
+import { sourcesMatching } from '../discover.js';
+import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from '../packageJson.js';
+import { errorText, type RunState } from '../runState.js';
+import { mentionsV1Sdk } from '../sdkUpgrade.js';
+import { isReadOnly, splitBom, writeFileAtomic } from '../sourceText.js';
+
+/**
+ * Each package.json: the v1 package out, the v2 packages the code now imports in, as the sources now
+ * are on disk (a dry run: as they would be). While any source it owns still imports the v1 SDK (a
+ * syntax error, a rollback, a file not written, an import the official codemod leaves) or could not
+ * be read, the v1 package stays, and a diagnostic names those files.
+ */
+export function updateManifests(run: RunState): void {
+  const updates: ManifestUpdate[] = [];
+  const stop = run.git.root ?? path.parse(run.cwd).root;
+  // The owner of every file of a folder is the same: looked up once per folder.
+  const owners = new Map<string, string | undefined>();
+  const ownerOf = (file: string): string | undefined => {
+    const dir = path.dirname(file);
+    if (!owners.has(dir)) owners.set(dir, ownerManifest(file, stop));
+    return owners.get(dir);
+  };
+  const used = new Map<string, { packages: Set<string>; v1: string[] }>();
+  const usageOf = (owner: string) => used.get(owner) ?? used.set(owner, { packages: new Set<string>(), v1: [] }).get(owner)!;
+  const zod = new Set<string>();
+  const byPath = new Map(run.entries.map(e => [e.read.path, e]));
+  for (const [file, text] of run.texts) {
+    const owner = ownerOf(file);
+    if (!owner) continue;
+    const entry = byPath.get(file);
+    const finalText = entry?.sourceFile && (!run.write || run.written.includes(file)) ? entry.sourceFile.getFullText() : text;
+    const usage = usageOf(owner);
+    for (const pkg of v2PackagesIn(finalText)) usage.packages.add(pkg);
+    if (mentionsV1Sdk(finalText)) usage.v1.push(run.rel(file));
+    if (entry?.zodInjected && finalText !== text) zod.add(owner);
+  }
+  for (const file of run.unreadablePaths) {
+    const owner = ownerOf(file);
+    if (owner) usageOf(owner).v1.push(run.rel(file));
+  }
+  for (const [manifest, usage] of used) {
+    // Sources of the package outside the paths given still count: the v1 package stays for them.
+    if (usage.v1.length === 0 && declaresV1(manifest)) {
+      const unread = (file: string) => !run.texts.has(file) && ownerOf(file) === manifest;
+      usage.v1.push(...sourcesMatching(path.dirname(manifest), unread, mentionsV1Sdk, run.ignore, run.ignoreRoot).map(f => run.rel(f)));
+    }
+    if (usage.v1.length > 0 && declaresV1(manifest)) {
+      const files = usage.v1.length > 3 ? `${usage.v1.slice(0, 3).join(', ')} and ${usage.v1.length - 3} more` : usage.v1.join(', ');
+      run.diagnostics.push({
+        level: 'warning', source: 'sdk-upgrade', code: 'sdk-upgrade/v1-kept', file: run.rel(manifest), line: undefined,
+        message: `@modelcontextprotocol/sdk stays in ${run.rel(manifest)}: ${files} still import${usage.v1.length === 1 ? 's' : ''} it or could not be read; remove it once ${usage.v1.length === 1 ? 'that file is' : 'they are'} migrated.`,
+      });
+    }
+    try {
+      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0);
+      if (update) updates.push(update);
+    } catch (error) {
+      run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: run.rel(manifest), line: undefined, message: errorText(error) });
+    }
+  }
+  run.packageJsonChanges = updates.map(update => applyUpdate(run, update));
+}
+
+function applyUpdate(run: RunState, update: ManifestUpdate): PackageJsonChange {
+  let applied = false;
+  if (run.write) {
+    try {
+      if (isReadOnly(update.file)) throw new Error('the file is read-only');
+      writeFileAtomic(update.file, update.after);
+      applied = true;
+    } catch (error) {
+      run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: run.rel(update.file), line: undefined, message: `not written: ${errorText(error)}; apply the change by hand.` });
+    }
+  }
+  return { file: run.rel(update.file), added: update.added, removed: update.removed, applied, before: splitBom(update.before).text, after: splitBom(update.after).text };
+}

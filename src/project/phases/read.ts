@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { discoverSources } from '../discover.js';
+import { MigrateError } from '../errors.js';
+import { createProject, readSource, syntaxError } from '../load.js';
+import { errorText, newEntry, type RunState } from '../runState.js';
+import { sdkTypeFallback } from '../sdkTypes.js';
+
+/** The sources the paths name, without node_modules, build output and git-ignored files. */
+export function discover(run: RunState): void {
+  const discovery = discoverSources({
+    cwd: run.cwd,
+    inputs: run.paths,
+    ignore: run.ignore,
+    ignoreRoot: run.ignoreRoot,
+    buildOutputs: buildOutputs(run.tsconfig.options.outDir, run.cwd),
+  });
+  if (discovery.symlinks.length > 0) {
+    run.diagnostics.push({ level: 'info', source: 'cli', code: 'cli/symlinks', file: undefined, line: undefined, message: `${discovery.symlinks.length} symbolic link(s) not followed: ${discovery.symlinks.slice(0, 5).map(f => run.rel(f)).join(', ')}${discovery.symlinks.length > 5 ? ', ...' : ''}` });
+  }
+  if (discovery.files.length === 0) {
+    const links = discovery.symlinks.length > 0 ? ` (${discovery.symlinks.length} symbolic link(s) not followed)` : '';
+    throw new MigrateError(`no TypeScript or JavaScript source files found in ${run.paths.join(' ')}${links}; node_modules, build output and git-ignored files are skipped.`);
+  }
+  run.files = discovery.files;
+}
+
+/** Read everything once; the cheap text check decides what is parsed at all, and in which role. */
+export function read(run: RunState): void {
+  run.files.forEach((file, i) => {
+    run.progress({ phase: 'read', done: i, total: run.files.length, file: run.rel(file) });
+    try {
+      const read = readSource(file, run.sdkUpgrade);
+      run.texts.set(file, read.text);
+      if (read.role === 'rewrite') run.entries.push(newEntry(read, run.rel(file)));
+      else if (read.role === 'context') run.contextFiles.push(read);
+    } catch (error) {
+      run.unreadable.push({ file: run.rel(file), before: '', afterSdkUpgrade: '', after: '', changed: false, changedBy: [], rolledBack: false, newTypeErrors: [], written: false, error: `cannot be read: ${errorText(error)}` });
+      run.unreadablePaths.push(file);
+    }
+  });
+  if (run.unreadable.length === run.files.length) {
+    throw new MigrateError(`none of the ${run.files.length} source file(s) could be read (${run.unreadable[0]!.file}: ${run.unreadable[0]!.error}).`);
+  }
+  run.filesParsed = run.entries.length + run.contextFiles.length;
+}
+
+/**
+ * The files read are parsed into one project (with the SDK's types borrowed where the project does
+ * not have them yet). A file that does not parse is listed with its error and never touched.
+ */
+export function parse(run: RunState): void {
+  const { tsconfig } = run;
+  const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : run.git.root ?? run.cwd;
+  run.fallback = sdkTypeFallback(projectDir, tsconfig.options);
+  const project = (run.project = createProject({ ...tsconfig.options, paths: { ...tsconfig.options.paths, ...run.fallback.paths } }));
+  for (const entry of run.entries) entry.sourceFile = project.createSourceFile(entry.read.path, entry.read.text, { overwrite: true });
+  for (const read of run.contextFiles) project.createSourceFile(read.path, read.text, { overwrite: true });
+  for (const entry of run.entries) {
+    const error = syntaxError(entry.sourceFile!);
+    if (!error) continue;
+    entry.error = `syntax error at ${error}; the file was left untouched.`;
+    project.removeSourceFile(entry.sourceFile!);
+    entry.sourceFile = undefined;
+  }
+  run.live = run.entries.filter(e => e.sourceFile);
+}
+
+/** The tsconfig's outDir is build output, unless it contains the sources themselves. */
+function buildOutputs(outDir: string | undefined, cwd: string): string[] {
+  if (!outDir) return [];
+  const out = path.resolve(outDir);
+  return out === cwd || cwd.startsWith(out + path.sep) ? [] : [out];
+}

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { ts, type SourceFile } from 'ts-morph';
+import { ProjectIndex } from '../../analysis/index.js';
+import { lineMapper } from '../../report/diff.js';
+import type { Diagnostic, RunReport, SiteReport } from '../../report/model.js';
+import type { TransformContext } from '../../../transforms/index.js';
+import { classify } from '../load.js';
+import { programWith, projectHost } from '../programs.js';
+import { errorText, markUndone, newEntry, once, type Entry, type RunState } from '../runState.js';
+import { planProject } from '../sharedCodec.js';
+import { typeErrorsOf } from '../typeCheck.js';
+
+/**
+ * Every file is analysed against one program, the project after the SDK stage: one checker and one
+ * cross-file index for the whole rewrite, and each file sees the others as they are before it.
+ * The plan looks at the files together first: servers whose handlers are registered in other files
+ * get one codec in a generated module, and files linked by an asking helper used across files are
+ * planned together (sharedCodec.ts); its analyses serve the rewrite of each file.
+ */
+export function plan(run: RunState): void {
+  const { project, live } = run;
+  const program = project.getProgram().compilerObject;
+  const index = new ProjectIndex(ts as never, program as never);
+  const host = projectHost(project);
+
+  // Type errors before the rewrite, for files the rewrite may touch. Like the v1 files' errors, they
+  // are taken (for all these files, in order, on a checker of their own) only once a rewritten file
+  // has errors: from a copy of the program the analysis uses, the project as it is now.
+  run.baselineFiles = run.verify ? live.filter(e => classify(e.afterSdkUpgrade, false) === 'rewrite') : [];
+  const baselineProgram = run.verify ? programWith(program, host, new Map()) : undefined;
+  const baselineFiles = run.baselineFiles;
+  run.baselines = once(() => {
+    for (const entry of baselineFiles) {
+      const compiled = baselineProgram!.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(baselineProgram!, compiled);
+    }
+  });
+
+  const projectPlan = (run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path)));
+  run.analysis = { program, index, host, plan: projectPlan };
+  run.baselineFiles.push(...joinLinkedFiles(run));
+}
+
+/**
+ * The transforms, file by file, on the plan's program. A file a transform has changed (lowered loops,
+ * then the serving entry) is swapped into a copy of that program, which reuses the rest of it.
+ */
+export function emit(run: RunState): void {
+  const analysis = run.analysis!;
+  const { project, live, cwd } = run;
+  const { plan } = analysis;
+  let swapped: { file: ts.SourceFile; program: ts.Program } | undefined;
+  const programFor = (sourceFile: SourceFile): ts.Program => {
+    const current = sourceFile.compilerNode;
+    if (analysis.program.getSourceFile(sourceFile.getFilePath()) === current) return analysis.program;
+    if (swapped?.file !== current) swapped = { file: current, program: programWith(analysis.program, analysis.host, new Map([[sourceFile.getFilePath(), current]])) };
+    return swapped.program;
+  };
+  // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
+  const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned });
+  live.forEach((entry, i) => {
+    run.progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
+    const sourceFile = entry.sourceFile!;
+    const found: SiteReport[] = [];
+    const said: Diagnostic[] = [];
+    const already: RunReport['alreadyMigrated'] = [];
+    const changedBy: string[] = [];
+    let current = '';
+    try {
+      for (const transform of run.transforms) {
+        current = transform.id;
+        const seen = sourceFile.getFullText();
+        const result = transform.apply(sourceFile, contextFor(sourceFile));
+        // The plan's analysis of the file has served (it is used once): it need not stay in memory.
+        plan.planned.delete(sourceFile.getFilePath());
+        // Every location in the report is a line of the file as it is on disk, whichever stage found it.
+        const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
+        found.push(...result.sites.map(site => ({ ...site, line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
+        said.push(...result.diagnostics.map(d => (d.line === undefined ? d : { ...d, line: toDisk(d.line) })));
+        already.push(...result.alreadyMigrated.map(a => ({ file: entry.rel, ...a, line: toDisk(a.line) })));
+        if (result.changed) changedBy.push(transform.id);
+      }
+    } catch (error) {
+      sourceFile.replaceWithText(entry.afterSdkUpgrade);
+      entry.error = `internal error in the ${current} rewrite (${errorText(error)}); the file was left as the SDK stage made it. Please report this with the file.`;
+      for (const site of found) if (site.status !== 'refused') markUndone(site, 'rolled-back', 'an internal error stopped the rewrite of this file; migrate it by hand.');
+      run.sites.push(...found);
+      return;
+    }
+    run.sites.push(...found);
+    entry.sites = found;
+    run.diagnostics.push(...said);
+    run.alreadyMigrated.push(...already);
+    entry.changedBy.push(...changedBy);
+  });
+  // The analysis program, its index and checker are not needed any more: the type check builds its own.
+  plan.planned.clear();
+  run.analysis = undefined;
+}
+
+/**
+ * Files linked to the run's files by an asking helper used across files (the callers of a helper
+ * exported from ask.ts) join the rewrite even when they were read for context only. Returns them.
+ */
+function joinLinkedFiles(run: RunState): Entry[] {
+  const byPath = new Set(run.live.map(e => path.resolve(e.read.path)));
+  const wanted = new Set(run.plan!.linked.flat().map(f => path.resolve(f)));
+  const joined: Entry[] = [];
+  for (const read of run.contextFiles) {
+    const file = path.resolve(read.path);
+    if (byPath.has(file) || !wanted.has(file)) continue;
+    const entry = newEntry(read, run.rel(read.path));
+    entry.sourceFile = run.project.getSourceFile(read.path);
+    if (!entry.sourceFile) continue;
+    run.entries.push(entry);
+    run.live.push(entry);
+    joined.push(entry);
+  }
+  return joined;
+}

@@ -1,0 +1,119 @@
+import { lineMapper } from '../../report/diff.js';
+import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { requestHandlers } from '../sdkUpgrade.js';
+import { addedErrors, typeErrorsOf, type TypeError } from '../typeCheck.js';
+import { undoGroup } from './group.js';
+
+/**
+ * The project is rebuilt once with every rewrite and type-checked: a rewrite that adds type errors is
+ * rolled back (with its whole group), and the check repeats for what is left, at most three rounds.
+ * Then the official stage's own errors: a v1 file whose upgrade broke a handler stays on v1.
+ */
+export function verify(run: RunState): void {
+  let pending = run.live.filter(e => !e.error && sourceTextOf(e) !== e.afterSdkUpgrade);
+  for (let round = 0; round < 3 && pending.length > 0; round++) {
+    const program = run.project.getProgram().compilerObject;
+    const broken: Entry[] = [];
+    pending.forEach((entry, i) => {
+      run.progress({ phase: 'verify', done: i, total: pending.length, file: entry.rel });
+      const compiled = program.getSourceFile(entry.read.path);
+      if (!compiled) return;
+      const after = typeErrorsOf(program, compiled);
+      if (after.length === 0) return;
+      run.baselines();
+      const added = onDisk(entry, compiled.text, addedErrors(entry.baseline ?? [], after));
+      if (added.length === 0) return;
+      entry.newTypeErrors = added.map(e => e.text);
+      broken.push(entry);
+    });
+    for (const entry of broken) if (!run.groupOf(entry)) rollBack(run, entry);
+    // The files of a group go back together: handlers without their codec, a server wired to a
+    // module that is not written, or callers of a helper that is not split would not stand alone.
+    for (const group of run.groups) {
+      const first = broken.find(e => group.includes(e));
+      if (!first) continue;
+      undoGroup(run, group, `the rewrite of ${first.rel} added ${first.newTypeErrors.length} type error(s) (${first.newTypeErrors[0] ?? ''}${first.newTypeErrors.length > 1 ? '; ...' : ''})`);
+    }
+    if (broken.length === 0) break;
+    pending = pending.filter(e => !e.rolledBack);
+  }
+  // What is left of a v1 file's new errors came with the official v1-to-v2 stage. In a handler (one
+  // that destructures `sendRequest` from its context, which the v2 context no longer has) the whole
+  // file stays on v1 rather than be written broken. Elsewhere (transport setup the official stage
+  // maps loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
+  const upgraded = run.v1.filter(e => !e.error && run.v1Program?.getSourceFile(e.read.path) && sourceTextOf(e) !== e.read.text);
+  if (upgraded.length === 0) return;
+  const program = run.project.getProgram().compilerObject;
+  for (const entry of upgraded) {
+    const compiled = program.getSourceFile(entry.read.path);
+    const after = compiled ? typeErrorsOf(program, compiled) : [];
+    if (after.length === 0) continue;
+    run.v1Baselines();
+    const added = addedErrors(entry.v1Baseline!, after);
+    if (added.length === 0) continue;
+    const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
+    const said = onDisk(entry, compiled!.text, added);
+    if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) {
+      // A file of a group back on v1 would leave the others half rewritten.
+      const group = run.groupOf(entry);
+      if (group) undoGroup(run, group, `${entry.rel} stays on the v1 SDK (its upgrade added type errors in a handler)`);
+      keepOnV1(run, entry, said);
+    } else {
+      run.diagnostics.push({
+        level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/type-errors', file: entry.rel, line: said[0]!.line,
+        message: `the official v1-to-v2 upgrade left ${said.length} type error(s) outside the request handlers (${said[0]!.text}${said.length > 1 ? '; ...' : ''}); the upgrade of the file is kept; check these after installing the new packages and fix what remains by hand.`,
+      });
+    }
+  }
+}
+
+/** Say which SDK types were borrowed (and which are missing), for the packages the code now imports. */
+export function noteSdkTypes(run: RunState): void {
+  const finalTexts = run.entries.map(e => sourceTextOf(e)).join('\n');
+  const imported = (specifier: string) => finalTexts.includes(`'${specifier}'`) || finalTexts.includes(`"${specifier}"`);
+  for (const borrowed of run.fallback.borrowed) {
+    if (!imported(borrowed.specifier)) continue;
+    run.diagnostics.push({ level: 'info', source: 'verify', code: 'verify/sdk-types-borrowed', file: undefined, line: undefined, message: `${borrowed.specifier} is not installed in the project yet; its types were taken from mrtr-migrate's own copy (${borrowed.version ?? 'unknown version'}) to check the rewrite. Install the new packages after the migration.` });
+  }
+  const missing = run.fallback.missing.filter(imported);
+  if (run.verify && missing.length > 0) {
+    run.diagnostics.push({ level: 'warning', source: 'verify', code: 'verify/sdk-types-missing', file: undefined, line: undefined, message: `${missing.join(', ')} cannot be resolved; the type check ignores "cannot find module" errors for them, so code using them is checked loosely.` });
+  }
+}
+
+/** Type errors found in `checked` (the file's text when it was checked), at the lines of the file on disk. */
+function onDisk(entry: Entry, checked: string, errors: TypeError[]): TypeError[] {
+  if (checked === entry.read.text || errors.length === 0) return errors;
+  const toDisk = lineMapper(entry.read.text, checked);
+  return errors.map(e => ({ ...e, line: toDisk(e.line), text: e.text.replace(/^line \d+:/, `line ${toDisk(e.line)}:`) }));
+}
+
+/** Undo the rewrite of a file that gained type errors; the SDK stage's edits stay. */
+function rollBack(run: RunState, entry: Entry): void {
+  entry.sourceFile!.replaceWithText(entry.afterSdkUpgrade);
+  entry.rolledBack = true;
+  entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
+  const first = entry.newTypeErrors[0] ?? '';
+  run.diagnostics.push({
+    level: 'error', source: 'verify', code: 'verify/rolled-back', file: entry.rel, line: undefined,
+    message: `the rewrite added ${entry.newTypeErrors.length} type error(s) and was rolled back (${first}${entry.newTypeErrors.length > 1 ? '; ...' : ''}); migrate this file by hand or report the case.`,
+  });
+  for (const site of entry.sites) {
+    if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
+  }
+}
+
+/** Put a v1 file back as it was: the official stage's upgrade of it added type errors. */
+function keepOnV1(run: RunState, entry: Entry, added: TypeError[]): void {
+  entry.sourceFile!.replaceWithText(entry.read.text);
+  entry.afterSdkUpgrade = entry.read.text;
+  entry.rolledBack = true;
+  entry.changedBy = [];
+  entry.newTypeErrors = added.map(e => e.text);
+  const first = entry.newTypeErrors[0]!;
+  const why = `the v1-to-v2 upgrade of this file added ${added.length} type error(s) (${first}${added.length > 1 ? '; ...' : ''}), so the whole file stays on the v1 SDK as it was`;
+  run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/rolled-back', file: entry.rel, line: undefined, message: `${why}; upgrade it by hand, or report the case.` });
+  for (const site of entry.sites) {
+    if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
+  }
+}

@@ -1,0 +1,207 @@
+import path from 'node:path';
+import type { Project, SourceFile, ts } from 'ts-morph';
+import type { ProjectIndex } from '../analysis/index.js';
+import type { Diagnostic, FileReport, PackageJsonChange, RunReport, SiteReport } from '../report/model.js';
+import { TRANSFORMS, type Transform } from '../../transforms/index.js';
+import type { ReadFile } from './load.js';
+import type { GitState } from './git.js';
+import type { ProjectPlan } from './sharedCodec.js';
+import type { SdkTypeFallback } from './sdkTypes.js';
+import { shapeOf, type TextShape } from './sourceText.js';
+import type { LoadedTsconfig } from './tsconfig.js';
+import type { TypeError } from './typeCheck.js';
+
+export interface MigrateOptions {
+  /** Working directory: paths are relative to it, reports name files relative to it. Default: `process.cwd()`. */
+  cwd?: string;
+  /** Files, folders and globs. Default: `['.']`. */
+  paths?: string[];
+  /** More gitignore-style patterns to skip, relative to `cwd`. */
+  ignore?: string[];
+  /** The tsconfig to use (file or folder). Default: the nearest one. */
+  project?: string;
+  /** Write nothing; the report holds every diff. */
+  dryRun?: boolean;
+  /** Write nothing (like dryRun); the CLI exits 1 when anything is left to migrate. */
+  check?: boolean;
+  /** Run the official v1-to-v2 stage and update package.json. Default: true. */
+  sdkUpgrade?: boolean;
+  /** Type-check changed files and roll back rewrites that add type errors. Default: true. */
+  verify?: boolean;
+  /** Write even when the git work tree has uncommitted changes. */
+  force?: boolean;
+  /** Paths that do not count as uncommitted changes (the report files of an earlier run). */
+  allowDirty?: string[];
+  onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Interrupts the write stage: aborted, the run writes no further source file (the one being written
+   * is completed), updates the manifests for what was written, and returns the report with
+   * `interrupted` set and the files left as they were marked not written. The CLI aborts it on
+   * SIGINT / SIGTERM once writing has started.
+   */
+  signal?: AbortSignal;
+  /** The per-file transforms; default: the shipped list (MRTR rewrite, then the serving entry). */
+  transforms?: Transform[];
+}
+
+export interface ProgressEvent {
+  phase: 'read' | 'sdk-upgrade' | 'rewrite' | 'verify' | 'write';
+  done: number;
+  total: number;
+  /** Path relative to the working directory. */
+  file?: string;
+}
+
+/** One file of the run on its way through the phases. */
+export interface Entry {
+  read: ReadFile;
+  rel: string;
+  shape: TextShape;
+  sourceFile: SourceFile | undefined;
+  afterSdkUpgrade: string;
+  changedBy: string[];
+  baseline: TypeError[] | undefined;
+  /** For a v1 file: its type errors as it was, before the official v1-to-v2 stage. */
+  v1Baseline: TypeError[] | undefined;
+  newTypeErrors: string[];
+  rolledBack: boolean;
+  error: string | undefined;
+  zodInjected: boolean;
+  sites: SiteReport[];
+  /** The generated module of a shared codec: a new file, written only where no file is. */
+  created: boolean;
+  /** For a file wired with the shared codec without handlers of its own: its text before the wiring. */
+  beforeWiring: string | undefined;
+}
+
+/**
+ * Everything one migration knows, filled in phase by phase (migrate.ts lists the phases in order).
+ * A field is set by the phase named in its comment; the phases after it read it.
+ */
+export class RunState {
+  readonly startedAt = new Date();
+  readonly cwd: string;
+  readonly paths: string[];
+  readonly sdkUpgrade: boolean;
+  readonly verify: boolean;
+  /** Neither a dry run nor a check: the phases write files. */
+  readonly write: boolean;
+  readonly transforms: Transform[];
+  readonly progress: (event: ProgressEvent) => void;
+  readonly diagnostics: Diagnostic[] = [];
+
+  // start
+  git!: GitState;
+  tsconfig!: LoadedTsconfig;
+  // discover
+  files: string[] = [];
+  // read
+  /** The files that may change, in discovery order; later phases add the files they join. */
+  entries: Entry[] = [];
+  /** Files parsed for cross-file facts only. */
+  contextFiles: ReadFile[] = [];
+  unreadable: FileReport[] = [];
+  /** Sources that could not be read: whether they import the v1 SDK is unknown, so their manifest keeps it. */
+  unreadablePaths: string[] = [];
+  /** Every readable source's text as read. */
+  texts = new Map<string, string>();
+  /** Counted before a shared codec's server file joins the entries and its module is added. */
+  filesParsed = 0;
+  // load
+  project!: Project;
+  fallback!: SdkTypeFallback;
+  /** The entries that parsed: the only ones any later phase changes. */
+  live: Entry[] = [];
+  // upgrade
+  /** The live files that import the v1 SDK (when the SDK stage runs). */
+  v1: Entry[] = [];
+  /** The program of the files as read, for the v1 files' own type errors (a verify run with v1 files). */
+  v1Program: ts.Program | undefined;
+  /** Takes the v1 files' own type errors from it, the first time it is called. */
+  v1Baselines: () => void = () => {};
+  // plan
+  /** Files whose type errors before the rewrite count when they have errors after it. */
+  baselineFiles: Entry[] = [];
+  /** Takes those errors, the first time it is called. */
+  baselines: () => void = () => {};
+  plan: ProjectPlan | undefined;
+  /** The program every file is analysed against, until the emit phase is done with it. */
+  analysis: { program: ts.Program; index: ProjectIndex; host: ts.CompilerHost; plan: ProjectPlan } | undefined;
+  // emit
+  sites: SiteReport[] = [];
+  alreadyMigrated: RunReport['alreadyMigrated'] = [];
+  // group
+  /** Files that stand or fall together: a shared codec's, those linked by an asking helper. */
+  groups: Entry[][] = [];
+  // write
+  written: string[] = [];
+  interrupted: string | undefined;
+  // manifests
+  packageJsonChanges: PackageJsonChange[] = [];
+
+  constructor(readonly options: MigrateOptions) {
+    this.cwd = path.resolve(options.cwd ?? process.cwd());
+    this.paths = options.paths && options.paths.length > 0 ? options.paths : ['.'];
+    this.sdkUpgrade = options.sdkUpgrade ?? true;
+    this.verify = options.verify ?? true;
+    this.write = !options.dryRun && !options.check;
+    this.transforms = options.transforms ?? TRANSFORMS;
+    this.progress = options.onProgress ?? (() => {});
+  }
+
+  /** Path relative to the working directory, with `/`: how the report names files. */
+  rel(file: string): string {
+    return path.relative(this.cwd, file).split(path.sep).join('/') || '.';
+  }
+
+  /** The root gitignore patterns and `--ignore` are relative to. */
+  get ignoreRoot(): string {
+    return this.git.root ?? this.cwd;
+  }
+
+  get ignore(): string[] {
+    return this.options.ignore ?? [];
+  }
+
+  groupOf(entry: Entry): Entry[] | undefined {
+    return this.groups.find(g => g.includes(entry));
+  }
+}
+
+export function newEntry(read: ReadFile, rel: string): Entry {
+  return {
+    read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
+    baseline: undefined, v1Baseline: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
+    created: false, beforeWiring: undefined,
+  };
+}
+
+/** The entry's text now: as the phases so far left it. */
+export function sourceTextOf(entry: Entry): string {
+  return entry.sourceFile ? entry.sourceFile.getFullText() : entry.read.text;
+}
+
+/** A site whose rewrite is not kept: why, and the hand migration as its first to-do. */
+export function markUndone(site: SiteReport, status: 'rolled-back' | 'not-written', why: string): void {
+  site.status = status;
+  site.hint = why;
+  site.todo = [`Migrate by hand: ${why}`, ...site.todo.filter(t => !t.startsWith('Migrate by hand'))];
+}
+
+/** `run` the first time the result is called, never again. */
+export function once(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    run();
+  };
+}
+
+export function errorText(error: unknown): string {
+  if (error && typeof error === 'object' && 'code' in error && typeof (error as { code: unknown }).code === 'string' && 'message' in error) {
+    const e = error as { code: string; message: string };
+    return e.code === 'EACCES' || e.code === 'EPERM' ? `permission denied (${e.code})` : e.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
