@@ -105,6 +105,24 @@ export function withModuleFormats(project: Project, options: ts.CompilerOptions)
 }
 
 /**
+ * The compiler is given `textFor(file)` instead of a file's own text where it says so (the
+ * declarations of a module, declarationStubs.ts). Set before the first program: through the same
+ * document registry every parsed file passes through.
+ */
+export function withTextReplacements(project: Project, textFor: (fileName: string) => string | undefined): void {
+  const registry = (project as unknown as { _context?: { compilerFactory?: { documentRegistry?: DocumentRegistry } } })._context?.compilerFactory?.documentRegistry;
+  if (!registry) return;
+  const replaced = (fileName: unknown, snapshot: unknown): unknown => {
+    const text = typeof fileName === 'string' ? textFor(fileName) : undefined;
+    return text === undefined ? snapshot : ts.ScriptSnapshot.fromString(text);
+  };
+  const create = registry.createOrUpdateSourceFile.bind(registry);
+  const acquire = registry.acquireDocument.bind(registry);
+  registry.createOrUpdateSourceFile = (fileName, settings, snapshot, ...rest) => create(fileName, settings, replaced(fileName, snapshot), ...rest);
+  registry.acquireDocument = (fileName, settings, snapshot, ...rest) => acquire(fileName, settings, replaced(fileName, snapshot), ...rest);
+}
+
+/**
  * The first syntax error of a file, as `line:column message`, or undefined when it parses. Read from
  * the parse itself: no program is built for it (the first program comes once the broken files are out).
  */

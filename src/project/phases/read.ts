@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { discoverSources } from '../discover.js';
 import { MigrateError } from '../errors.js';
-import { createProject, readSource, syntaxError } from '../load.js';
+import { DeclarationStubs } from '../declarationStubs.js';
+import { createProject, readSource, syntaxError, withTextReplacements } from '../load.js';
 import { errorText, newEntry, type RunState } from '../runState.js';
 import { sdkTypeFallback } from '../sdkTypes.js';
 
@@ -46,13 +47,18 @@ export function read(run: RunState): void {
 
 /**
  * The files read are parsed into one project (with the SDK's types borrowed where the project does
- * not have them yet). A file that does not parse is listed with its error and never touched.
+ * not have them yet, and the modules the run skipped given as their declarations where that is
+ * exact, declarationStubs.ts). A file that does not parse is listed with its error and never touched.
  */
 export function parse(run: RunState): void {
   const { tsconfig } = run;
   const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : run.git.root ?? run.cwd;
   run.fallback = sdkTypeFallback(projectDir, tsconfig.options);
-  const project = (run.project = createProject({ ...tsconfig.options, paths: { ...tsconfig.options.paths, ...run.fallback.paths } }));
+  const options = { ...tsconfig.options, paths: { ...tsconfig.options.paths, ...run.fallback.paths } };
+  const project = (run.project = createProject(options));
+  const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);
+  run.stubs = new DeclarationStubs(run.texts, parsed, options);
+  withTextReplacements(project, fileName => run.stubs!.textFor(fileName));
   for (const entry of run.entries) entry.sourceFile = project.createSourceFile(entry.read.path, entry.read.text, { overwrite: true });
   for (const read of run.contextFiles) project.createSourceFile(read.path, read.text, { overwrite: true });
   for (const entry of run.entries) {
