@@ -42,7 +42,16 @@ export function programWith(base: ts.Program, host: ts.CompilerHost, swapped: Re
   const withSwapped: ts.CompilerHost = {
     ...host,
     getSourceFile: (fileName, languageVersion, onError, shouldCreate) =>
-      swapped.get(fileName) ?? base.getSourceFile(fileName) ?? host.getSourceFile(fileName, languageVersion, onError, shouldCreate),
+      swapped.get(fileName) ?? asParsed(base.getSourceFile(fileName)) ?? host.getSourceFile(fileName, languageVersion, onError, shouldCreate),
   };
   return ts.createProgram({ rootNames: base.getRootFileNames(), options: base.getCompilerOptions(), host: withSwapped, oldProgram: base });
+}
+
+/**
+ * A file as its host parsed it. Where a package is installed twice at the same version (a pnpm or
+ * npm workspace), the program holds a redirect to the first copy in place of the second; the
+ * compiler makes such redirects itself and asserts that no host returns one.
+ */
+function asParsed(file: ts.SourceFile | undefined): ts.SourceFile | undefined {
+  return (file as { redirectInfo?: { unredirected: ts.SourceFile } } | undefined)?.redirectInfo?.unredirected ?? file;
 }

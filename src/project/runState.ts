@@ -3,7 +3,6 @@ import type { Project, SourceFile, ts } from 'ts-morph';
 import type { ProjectIndex } from '../analysis/index.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform } from '../../transforms/index.js';
-import type { DeclarationStubs } from './declarationStubs.js';
 import type { ReadFile } from './load.js';
 import type { GitState } from './git.js';
 import type { ProjectPlan } from './sharedCodec.js';
@@ -111,8 +110,6 @@ export class RunState {
   // load
   project!: Project;
   fallback!: SdkTypeFallback;
-  /** The skipped modules the compiler is given as declarations. */
-  stubs: DeclarationStubs | undefined;
   /** The entries that parsed: the only ones any later phase changes. */
   live: Entry[] = [];
   // upgrade

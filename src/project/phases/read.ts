@@ -57,8 +57,8 @@ export function parse(run: RunState): void {
   const options = { ...tsconfig.options, paths: { ...tsconfig.options.paths, ...run.fallback.paths } };
   const project = (run.project = createProject(options));
   const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);
-  run.stubs = new DeclarationStubs(run.texts, parsed, options);
-  withTextReplacements(project, fileName => run.stubs!.textFor(fileName));
+  const stubs = new DeclarationStubs(run.texts, parsed, options);
+  withTextReplacements(project, fileName => stubs.textFor(fileName));
   for (const entry of run.entries) entry.sourceFile = project.createSourceFile(entry.read.path, entry.read.text, { overwrite: true });
   for (const read of run.contextFiles) project.createSourceFile(read.path, read.text, { overwrite: true });
   for (const entry of run.entries) {
