@@ -115,15 +115,17 @@ export class RunState {
   // upgrade
   /** The live files that import the v1 SDK (when the SDK stage runs). */
   v1: Entry[] = [];
-  /** The program of the files as read, for the v1 files' own type errors (a verify run with v1 files). */
-  v1Program: ts.Program | undefined;
-  /** Takes the v1 files' own type errors from it, the first time it is called. */
+  /** Takes the v1 files' own type errors, as read, the first time it is called (a verify run). */
   v1Baselines: () => void = () => {};
   // plan
   /** Files whose type errors before the rewrite count when they have errors after it. */
   baselineFiles: Entry[] = [];
   /** Takes those errors, the first time it is called. */
   baselines: () => void = () => {};
+  /** A verify run: the program of the project after the SDK stage, before any rewrite, with its own checker. */
+  beforeRewrite: ts.Program | undefined;
+  /** The project's compiler host, for programs made from that one (programs.ts). */
+  host: ts.CompilerHost | undefined;
   plan: ProjectPlan | undefined;
   /** The program every file is analysed against, until the emit phase is done with it. */
   analysis: { program: ts.Program; index: ProjectIndex; host: ts.CompilerHost; plan: ProjectPlan } | undefined;

@@ -28,6 +28,8 @@ export function plan(run: RunState): void {
   // has errors: from a copy of the program the analysis uses, the project as it is now.
   run.baselineFiles = run.verify ? live.filter(e => classify(e.afterSdkUpgrade, false) === 'rewrite') : [];
   const baselineProgram = run.verify ? programWith(program, host, new Map()) : undefined;
+  run.beforeRewrite = baselineProgram;
+  run.host = host;
   const baselineFiles = run.baselineFiles;
   run.baselines = once(() => {
     for (const entry of baselineFiles) {

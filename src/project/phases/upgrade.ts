@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lineMapper } from '../../report/diff.js';
 import { ownerManifest } from '../packageJson.js';
+import { programWith } from '../programs.js';
 import { once, type RunState } from '../runState.js';
 import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from '../sdkUpgrade.js';
 import { splitBom } from '../sourceText.js';
@@ -9,16 +10,19 @@ import { typeErrorsOf } from '../typeCheck.js';
 
 /** The official v1-to-v2 codemod's transforms on every file that imports the v1 SDK. */
 export function upgradeSdk(run: RunState): void {
-  const { live, project } = run;
+  const { live } = run;
   const v1 = (run.v1 = run.sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : []);
-  // The v1 files' own errors, to tell whether the official stage left one of them broken. The program
-  // of the files as read is built now; it is checked (all v1 files, in order, on its own checker) only
-  // once an upgraded file has errors at the end: without errors after, none can have been added.
-  const v1Program = (run.v1Program = run.verify && v1.length > 0 ? project.getProgram().compilerObject : undefined);
+  // The v1 files' own errors, to tell whether the official stage left one of them broken. They are
+  // taken (all v1 files, in order, on a checker of their own) only once an upgraded file has errors
+  // at the end: without errors after, none can have been added. Their program is then the one of the
+  // project before the rewrite with these files as read swapped back in, so the v1 SDK's declarations
+  // are parsed only in that case.
+  const asRead = new Map(v1.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
   run.v1Baselines = once(() => {
+    const program = programWith(run.beforeRewrite!, run.host!, asRead);
     for (const entry of v1) {
-      const compiled = v1Program!.getSourceFile(entry.read.path);
-      if (compiled) entry.v1Baseline = typeErrorsOf(v1Program!, compiled);
+      const compiled = program.getSourceFile(entry.read.path);
+      if (compiled) entry.v1Baseline = typeErrorsOf(program, compiled);
     }
   });
   if (run.sdkUpgrade) {

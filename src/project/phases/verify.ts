@@ -41,7 +41,7 @@ export function verify(run: RunState): void {
   // that destructures `sendRequest` from its context, which the v2 context no longer has) the whole
   // file stays on v1 rather than be written broken. Elsewhere (transport setup the official stage
   // maps loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
-  const upgraded = run.v1.filter(e => !e.error && run.v1Program?.getSourceFile(e.read.path) && sourceTextOf(e) !== e.read.text);
+  const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
   if (upgraded.length === 0) return;
   const program = run.project.getProgram().compilerObject;
   for (const entry of upgraded) {

@@ -1,0 +1,51 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../src/project/migrate.js';
+import { REPO, tempProject } from './tempProject.js';
+
+/** A v1 project with one server file; `handler` is the body of its `ping` tool. */
+function v1Project(prefix: string, context: string, handler: string): string {
+  const dir = tempProject(prefix);
+  const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
+  tsconfig.include = ['*.ts'];
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
+  writeFileSync(join(dir, 'server.ts'), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+const fallback = new AbortController().signal;
+export const server = new McpServer({ name: 's', version: '1.0.0' });
+server.tool('ping', { who: z.string() }, async ({ who }, ${context}) => {
+${handler}
+});
+`);
+  return dir;
+}
+
+// The v1 files' own type errors come from a program made only when an upgraded file has errors
+// (phases/upgrade.ts): the project before the rewrite with the v1 files swapped back as read.
+describe('type errors of the official v1-to-v2 stage', () => {
+  it('keep a file on v1 when its upgrade adds them in a handler', async () => {
+    const dir = v1Project('v1-broken', '{ sendRequest, signal = fallback }', `  const answer = await sendRequest({ method: 'roots/list' }, z.object({ roots: z.array(z.object({ uri: z.string() })) }));
+  return { content: [{ type: 'text', text: \`\${who} \${answer.roots.length} \${signal.aborted}\` }] };`);
+    const report = await migrate({ cwd: dir, dryRun: true });
+    const file = report.files.find(f => f.file === 'server.ts')!;
+    expect(file.rolledBack).toBe(true);
+    expect(file.after).toBe(file.before);
+    expect(file.newTypeErrors[0]).toBe("line 6: TS2339: Property 'sendRequest' does not exist on type 'ServerContext'.");
+    expect(report.diagnostics.map(d => d.code)).toContain('sdk-upgrade/rolled-back');
+  });
+
+  it('do not count the errors the file had on v1', async () => {
+    // The same error before and after the upgrade: not one the upgrade added, so the upgrade stays.
+    const dir = v1Project('v1-own-error', 'extra', `  const count: number = who;
+  return { content: [{ type: 'text', text: \`\${count} \${extra.signal.aborted}\` }] };`);
+    const report = await migrate({ cwd: dir, dryRun: true });
+    const file = report.files.find(f => f.file === 'server.ts')!;
+    expect(file.rolledBack).toBe(false);
+    expect(file.after).toContain("from '@modelcontextprotocol/server'");
+    expect(file.newTypeErrors).toEqual([]);
+    expect(report.diagnostics.map(d => d.code)).not.toContain('sdk-upgrade/rolled-back');
+  });
+});
