@@ -58,6 +58,14 @@ export class DeclarationStubs {
     const reaching: string[] = [];
     const known = new Map<string, string>();
     for (const [file, text] of this.texts) known.set(standardized(file), text);
+    // The files read exist; other lookups are asked of the disk once each.
+    const exists = new Map<string, boolean>();
+    const once = (key: string, ask: () => boolean): boolean => exists.get(key) ?? exists.set(key, ask()).get(key)!;
+    const host: ts.ModuleResolutionHost = {
+      ...ts.sys,
+      fileExists: file => known.has(file) || once(`f:${file}`, () => ts.sys.fileExists(file)),
+      directoryExists: dir => once(`d:${dir}`, () => ts.sys.directoryExists(dir)),
+    };
     const parsed = new Set([...this.parsed].map(standardized));
     for (const [file, text] of known) {
       if (parsed.has(file)) {
@@ -66,7 +74,7 @@ export class DeclarationStubs {
       }
       const info = ts.preProcessFile(text, true, true);
       const targets = [
-        ...info.importedFiles.map(({ fileName }) => ts.resolveModuleName(fileName, file, this.options, ts.sys, cache).resolvedModule),
+        ...info.importedFiles.map(({ fileName }) => ts.resolveModuleName(fileName, file, this.options, host, cache).resolvedModule),
         ...info.referencedFiles.map(({ fileName }) => ({ resolvedFileName: path.resolve(path.dirname(file), fileName), isExternalLibraryImport: false })),
       ];
       for (const target of targets) {

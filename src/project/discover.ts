@@ -38,6 +38,7 @@ export function discoverSources(options: DiscoverOptions): Discovery {
   const symlinks = new Set<string>();
 
   const userIgnores = (absolute: string, isDirectory: boolean): boolean => {
+    if (options.ignore.length === 0) return false;
     const relative = path.relative(options.cwd, absolute);
     if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return false;
     return userIgnore.ignores(relative.split(path.sep).join('/') + (isDirectory ? '/' : ''));
