@@ -96,9 +96,15 @@ export class DeclarationStubs {
   }
 }
 
-/** The project's options without those the declaration emit of one file rejects or does not need. */
+/**
+ * The project's options without those the declaration emit of one file rejects or does not need, and
+ * without those that would make it leave something out (`stripInternal` drops `@internal` exports).
+ */
 function emitOptions(options: ts.CompilerOptions): ts.CompilerOptions {
-  const { allowJs, checkJs, composite, incremental, noEmit, emitDeclarationOnly, declarationDir, outDir, outFile, tsBuildInfoFile, configFilePath, paths, ...rest } = options;
+  const {
+    allowJs, checkJs, composite, incremental, noEmit, emitDeclarationOnly, declarationDir, outDir, outFile, tsBuildInfoFile, configFilePath, paths,
+    stripInternal, removeComments, declarationMap, sourceMap, inlineSourceMap, inlineSources, ...rest
+  } = options;
   return rest;
 }
 

@@ -44,6 +44,13 @@ describe('the modules a run skips', () => {
     expect([...stubs.given].map(f => f.slice(dir.length + 1)).sort()).toEqual(['lib/deep.ts', 'lib/total.ts']);
   });
 
+  it('keep what the project\'s own declaration emit would leave out (`stripInternal`)', () => {
+    const file = join(tempProject('stubs-internal'), 'internal.ts');
+    const text = `/** @internal */\nexport function hidden(): number {\n  return 1;\n}\n`;
+    const stubs = new DeclarationStubs(new Map([[file, text]]), new Set(), { ...OPTIONS, stripInternal: true, removeComments: true });
+    expect(stubs.textFor(file)).toBe('/** @internal */\nexport declare function hidden(): number;\n');
+  });
+
   it('keep their types in the program, and the modules only their bodies import stay out of it', () => {
     const { dir, files } = layout();
     const texts = new Map([...files].map(([name, text]) => [join(dir, name), text]));
