@@ -6,27 +6,17 @@
 // MRTR_BENCH_KEEP=1 keeps the generated tree (its path is printed) and skips the second run; runs=0
 // only generates it (for profiling).
 // Needs `npm run build` first. The project links this repository's node_modules, like an installed one.
-import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { measure as measureRun, median, writeLibraryChain } from './benchKit.mjs';
+import { benchTree, measure as measureRun, median, repo } from './benchKit.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const total = Number(process.argv[2] ?? 2000);
 const servers = Math.min(total, Number(process.argv[3] ?? 50));
 const runs = Number(process.argv[4] ?? 5);
-const dir = mkdtempSync(path.join(os.tmpdir(), 'mrtr-bench-compare-'));
-
-writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench', type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0', zod: '^4.2.0' } }, null, 2));
-writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, include: ['src'] }, null, 2));
-symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
-mkdirSync(path.join(dir, 'src/servers'), { recursive: true });
-
 // Application files importing each other; servers asking push-style, each importing one.
 const libs = total - servers;
-writeLibraryChain(dir, libs);
+const dir = benchTree('bench-compare', { name: 'bench', type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0', zod: '^4.2.0' } }, 'servers', libs);
 // v1 servers, each asking one question, each importing an application file.
 for (let i = 0; i < servers; i++) {
   writeFileSync(path.join(dir, `src/servers/server${i}.ts`), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

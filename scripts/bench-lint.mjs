@@ -5,27 +5,18 @@
 // difference is what adding `mrtr.configs.recommended` to such a config costs.
 //   node scripts/bench-lint.mjs [files=2000] [servers=50] [runs=5]
 // Needs `npm run build` first (the plugin is loaded from dist/). The project links this repository's node_modules.
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { measure, median, writeLibraryChain } from './benchKit.mjs';
+import { pathToFileURL } from 'node:url';
+import { benchTree, measure, median, repo } from './benchKit.mjs';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const total = Number(process.argv[2] ?? 2000);
 const servers = Math.min(total, Number(process.argv[3] ?? 50));
 const runs = Number(process.argv[4] ?? 5);
-const dir = mkdtempSync(path.join(os.tmpdir(), 'mrtr-bench-lint-'));
-
-writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bench-lint', type: 'module' }, null, 2));
-writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, include: ['src'] }, null, 2));
-symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
-mkdirSync(path.join(dir, 'src/tools'), { recursive: true });
-
 // Application files importing each other; servers asking push-style, each importing one.
 const libs = total - servers;
-writeLibraryChain(dir, libs);
+const dir = benchTree('bench-lint', { name: 'bench-lint', type: 'module' }, 'tools', libs);
 for (let i = 0; i < servers; i++) {
   const lib = (i * 37) % Math.max(libs, 1);
   writeFileSync(path.join(dir, `src/tools/tool${i}.ts`), `import { McpServer } from '@modelcontextprotocol/server';
@@ -84,5 +75,6 @@ for (const [name, list] of Object.entries(results)) {
 for (const base of Object.keys(variants).filter(name => !name.includes('recommended'))) {
   const cpu = median(results[base].map(r => r.cpu));
   const withPlugin = median(results[`${base} + recommended`].map(r => r.cpu));
-  console.log(`recommended on ${base.padEnd(17)} linting: +${(((withPlugin - cpu) / cpu) * 100).toFixed(1)}% CPU`);
+  const added = ((withPlugin - cpu) / cpu) * 100;
+  console.log(`recommended on ${base.padEnd(17)} linting: ${added >= 0 ? '+' : ''}${added.toFixed(1)}% CPU`);
 }

@@ -1,11 +1,31 @@
 // What the benchmark scripts share: the generated application files, one child process measured
 // (wall, CPU, peak RSS), and medians.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * A generated project in a new temporary folder (`mrtr-<name>-...`): `manifest` as its package.json,
+ * a strict NodeNext tsconfig over src/, this repository's node_modules linked in, and `libs`
+ * application files (writeLibraryChain); the servers go in src/<serverDir>.
+ */
+export function benchTree(name, manifest, serverDir, libs) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `mrtr-${name}-`));
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
+  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true, types: [] }, include: ['src'] }, null, 2));
+  symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  mkdirSync(path.join(dir, 'src/lib'), { recursive: true });
+  mkdirSync(path.join(dir, 'src', serverDir), { recursive: true });
+  writeLibraryChain(dir, libs);
+  return dir;
+}
 
 /** `count` application files in `dir` (src/lib/util<i>.ts), each importing the previous one, as real modules import each other. */
-export function writeLibraryChain(dir, count) {
+function writeLibraryChain(dir, count) {
   for (let i = 0; i < count; i++) {
     const previous = i > 0 ? `import { total${i - 1} } from './util${i - 1}.js';\n\n` : '';
     const uses = i > 0 ? ` + total${i - 1}([])` : '';

@@ -41,7 +41,8 @@ export class ProjectIndex {
           }
         } else if (ts.isNewExpression(node)) {
           const ctor = constructorOf(ts, checker, node.expression);
-          if (ctor) this.news.set(ctor, [...(this.news.get(ctor) ?? []), node]);
+          if (ctor && this.news.has(ctor)) this.news.get(ctor)!.push(node);
+          else if (ctor) this.news.set(ctor, [node]);
         }
         node.forEachChild(visit);
       };

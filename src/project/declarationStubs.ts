@@ -20,8 +20,6 @@ import { isDeclarationFileName } from './sourceFiles.js';
 export class DeclarationStubs {
   private readonly stubs = new Map<string, string | null>();
   private candidates: Set<string> | undefined;
-  /** The modules given as declarations, by standardized path. */
-  readonly given = new Set<string>();
 
   constructor(
     /** Every source the run read, by path, with its text. */
@@ -43,7 +41,6 @@ export class DeclarationStubs {
       if (!output.diagnostics?.length) stub = output.outputText;
     }
     this.stubs.set(file, stub);
-    if (stub !== null) this.given.add(file);
     return stub ?? undefined;
   }
 
@@ -81,7 +78,8 @@ export class DeclarationStubs {
         if (!target || target.isExternalLibraryImport || isDeclarationFileName(target.resolvedFileName)) continue;
         const to = standardized(target.resolvedFileName);
         if (!known.has(to)) reaching.push(file); // a module the run did not read: what it imports is unknown
-        else importers.set(to, [...(importers.get(to) ?? []), file]);
+        else if (importers.has(to)) importers.get(to)!.push(file);
+        else importers.set(to, [file]);
       }
     }
     const reaches = new Set<string>(reaching);

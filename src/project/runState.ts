@@ -128,7 +128,7 @@ export class RunState {
   host: ts.CompilerHost | undefined;
   plan: ProjectPlan | undefined;
   /** The program every file is analysed against, until the emit phase is done with it. */
-  analysis: { program: ts.Program; index: ProjectIndex; host: ts.CompilerHost; plan: ProjectPlan } | undefined;
+  analysis: { program: ts.Program; index: ProjectIndex } | undefined;
   // emit
   sites: SiteReport[] = [];
   alreadyMigrated: RunReport['alreadyMigrated'] = [];

@@ -27,19 +27,18 @@ export function plan(run: RunState): void {
   // are taken (for all these files, in order, on a checker of their own) only once a rewritten file
   // has errors: from a copy of the program the analysis uses, the project as it is now.
   run.baselineFiles = run.verify ? live.filter(e => classify(e.afterSdkUpgrade, false) === 'rewrite') : [];
-  const baselineProgram = run.verify ? programWith(program, host, new Map()) : undefined;
-  run.beforeRewrite = baselineProgram;
   run.host = host;
+  const before = (run.beforeRewrite = run.verify ? programWith(program, host, new Map()) : undefined);
   const baselineFiles = run.baselineFiles;
   run.baselines = once(() => {
     for (const entry of baselineFiles) {
-      const compiled = baselineProgram!.getSourceFile(entry.read.path);
-      if (compiled) entry.baseline = typeErrorsOf(baselineProgram!, compiled);
+      const compiled = before!.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(before!, compiled);
     }
   });
 
-  const projectPlan = (run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path)));
-  run.analysis = { program, index, host, plan: projectPlan };
+  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path));
+  run.analysis = { program, index };
   run.baselineFiles.push(...joinLinkedFiles(run));
 }
 
@@ -50,12 +49,12 @@ export function plan(run: RunState): void {
 export function emit(run: RunState): void {
   const analysis = run.analysis!;
   const { project, live, cwd } = run;
-  const { plan } = analysis;
+  const plan = run.plan!;
   let swapped: { file: ts.SourceFile; program: ts.Program } | undefined;
   const programFor = (sourceFile: SourceFile): ts.Program => {
     const current = sourceFile.compilerNode;
     if (analysis.program.getSourceFile(sourceFile.getFilePath()) === current) return analysis.program;
-    if (swapped?.file !== current) swapped = { file: current, program: programWith(analysis.program, analysis.host, new Map([[sourceFile.getFilePath(), current]])) };
+    if (swapped?.file !== current) swapped = { file: current, program: programWith(analysis.program, run.host!, new Map([[sourceFile.getFilePath(), current]])) };
     return swapped.program;
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
