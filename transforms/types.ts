@@ -45,7 +45,11 @@ export interface PlannedAnalysis {
   text: string;
   analysis: FileAnalysis;
   sourceFile: import('typescript').SourceFile;
-  program: import('typescript').Program;
+  /**
+   * Undefined for an analysis made without a checker because it is the one the checker would make
+   * (src/analysis/withoutChecker.ts): a file with nothing to rewrite, only handlers to report.
+   */
+  program: import('typescript').Program | undefined;
 }
 
 /** One requestState codec in a generated module, for servers whose handlers span files. */

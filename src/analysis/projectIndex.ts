@@ -12,7 +12,12 @@ export class ProjectIndex {
   /** `new Name(...)` of a project class, by its constructor. */
   private readonly news = new Map<ts.ConstructorDeclaration, ts.NewExpression[]>();
 
-  constructor(private readonly ts: TS, private readonly program: ts.Program) {}
+  private readonly programOf: () => ts.Program;
+
+  /** The program, or how to get it: an index nobody asks builds none. */
+  constructor(private readonly ts: TS, program: ts.Program | (() => ts.Program)) {
+    this.programOf = typeof program === 'function' ? program : () => program;
+  }
 
   callsOf(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
     this.calls ??= this.build();
@@ -27,9 +32,9 @@ export class ProjectIndex {
 
   private build(): Map<ts.Node, ts.CallExpression[]> {
     const ts = this.ts;
-    const checker = this.program.getTypeChecker();
+    const checker = this.programOf().getTypeChecker();
     const calls = new Map<ts.Node, ts.CallExpression[]>();
-    for (const sourceFile of this.program.getSourceFiles()) {
+    for (const sourceFile of this.programOf().getSourceFiles()) {
       if (!isProjectSource(sourceFile)) continue;
       const visit = (node: ts.Node): void => {
         if (ts.isCallExpression(node)) {

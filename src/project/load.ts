@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Project, ts, type SourceFile } from 'ts-morph';
 import { classify, type FileRole } from './prefilter.js';
 import { splitBom } from './sourceText.js';
@@ -67,12 +68,30 @@ function utf16WithoutBom(bytes: Buffer): 'UTF-16LE' | 'UTF-16BE' | undefined {
   return undefined;
 }
 
-/** One in-memory project for the run; files are added from the texts read, never from the tsconfig's list. */
-export function createProject(options: ts.CompilerOptions): Project {
+/**
+ * One in-memory project for the run; files are added from the texts read, never from the tsconfig's
+ * list. Where the run has read a file (`texts`, by absolute path), the project's file system answers
+ * with that text: the compiler sees what the run read, and a file added by its path
+ * (`addSourceFileAtPath`) is parsed once, from that text.
+ */
+export function createProject(options: ts.CompilerOptions, texts: ReadonlyMap<string, string> = new Map()): Project {
   const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   withModuleFormats(project, options);
+  if (texts.size > 0) {
+    const byPath = new Map([...texts].map(([file, text]) => [fileKey(file), text]));
+    const fileSystem = project.getFileSystem();
+    const readSync = fileSystem.readFileSync.bind(fileSystem);
+    const read = fileSystem.readFile.bind(fileSystem);
+    fileSystem.readFileSync = (file, encoding) => byPath.get(fileKey(file)) ?? readSync(file, encoding);
+    fileSystem.readFile = (file, encoding) => {
+      const text = byPath.get(fileKey(file));
+      return text !== undefined ? Promise.resolve(text) : read(file, encoding);
+    };
+  }
   return project;
 }
+
+const fileKey = (file: string): string => path.resolve(file).replaceAll('\\', '/');
 
 interface DocumentRegistry {
   createOrUpdateSourceFile(...args: unknown[]): ts.SourceFile;

@@ -122,13 +122,19 @@ export class RunState {
   baselineFiles: Entry[] = [];
   /** Takes those errors, the first time it is called. */
   baselines: () => void = () => {};
-  /** A verify run: the program of the project after the SDK stage, before any rewrite, with its own checker. */
-  beforeRewrite: ts.Program | undefined;
+  /**
+   * A verify run: the program of the project after the SDK stage, before any rewrite, with its own
+   * checker (made the first time it is asked for, from the analysis program).
+   */
+  beforeRewrite: (() => ts.Program) | undefined;
   /** The project's compiler host, for programs made from that one (programs.ts). */
   host: ts.CompilerHost | undefined;
   plan: ProjectPlan | undefined;
-  /** The program every file is analysed against, until the emit phase is done with it. */
-  analysis: { program: ts.Program; index: ProjectIndex } | undefined;
+  /**
+   * The program every file is analysed against (built in the plan phase unless every file could be
+   * analysed without it), until the emit phase is done with it.
+   */
+  analysis: { program: () => ts.Program; index: ProjectIndex } | undefined;
   // emit
   sites: SiteReport[] = [];
   alreadyMigrated: RunReport['alreadyMigrated'] = [];
@@ -190,14 +196,10 @@ export function markUndone(site: SiteReport, status: 'rolled-back' | 'not-writte
   site.todo = [`Migrate by hand: ${why}`, ...site.todo.filter(t => !t.startsWith('Migrate by hand'))];
 }
 
-/** `run` the first time the result is called, never again. */
-export function once(run: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    run();
-  };
+/** `run` the first time the result is called; later calls give what it returned. */
+export function once<T>(run: () => T): () => T {
+  let result: { value: T } | undefined;
+  return () => (result ??= { value: run() }).value;
 }
 
 export function errorText(error: unknown): string {

@@ -11,6 +11,12 @@ import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
 
+/** A file's analysis made without a checker, where it is the checker's (src/analysis/withoutChecker.ts). */
+export interface PlainAnalysis {
+  sourceFile: ts.SourceFile;
+  analysis: FileAnalysis;
+}
+
 /** The plan of a run's files together, before any is rewritten. */
 export interface ProjectPlan {
   /** One codec in a generated module, for servers whose handlers span files (undefined when none does). */
@@ -38,19 +44,24 @@ export interface ProjectPlan {
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex, files: string[]): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlainAnalysis> = new Map()): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
   const links: string[][] = [];
   const helperFiles = new Set<string>();
   const sharedHelpers: ProjectPlan['sharedHelpers'] = [];
   const planned = new Map<string, PlannedAnalysis>();
+  // Files analysed without a checker are planned as they are (their program is never asked for), unless
+  // a file of the program links them to it below.
+  for (const { sourceFile, analysis } of withoutChecker.values()) planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program: undefined });
+  const typed = files.filter(file => !withoutChecker.has(file));
+  const program = typed.length > 0 ? programOf() : undefined;
   const analyse = (sourceFile: ts.SourceFile): FileAnalysis => analyzeFile({
     ts: tsApi, sourceFile, program, crossFile: true,
     externalCallSites: fn => index.callsOf(fn),
     externalConstructions: ctor => index.constructionsOf(ctor),
   });
-  const queue = files.map(file => program.getSourceFile(file)).filter((f): f is ts.SourceFile => f !== undefined && mightContainSites(f.text));
+  const queue = typed.map(file => program!.getSourceFile(file)).filter((f): f is ts.SourceFile => f !== undefined && mightContainSites(f.text));
   const seen = new Set(queue);
   while (queue.length > 0) {
     const sourceFile = queue.shift()!;
@@ -64,7 +75,7 @@ export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex,
       }
       // A linked file without sites of its own (the callers of an exported helper) is planned too.
       for (const file of analysis.linkedFiles) {
-        const linked = program.getSourceFile(file);
+        const linked = program!.getSourceFile(file);
         if (linked && !seen.has(linked)) {
           seen.add(linked);
           queue.push(linked);
@@ -94,7 +105,7 @@ export function planProject(tsApi: TS, program: ts.Program, index: ProjectIndex,
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
   // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in phases/group.ts).
   const extension = /\.m?js$/.exec(serverFiles[0]!)?.[0] ?? '.ts';
-  const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
+  const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program!, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
   return { shared, linked, helperFiles, sharedHelpers, planned };
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeFile, isIgnored, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
+import { analyzeFile, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
 import type { Handler, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
@@ -29,6 +29,11 @@ export const mrtrTransform: Transform = {
     // A file unchanged since the CLI planned the run keeps the analysis of that plan (made on the same program).
     const planned = context.planned?.get(sourceFile.getFilePath());
     const fromPlan = planned !== undefined && planned.text === sourceFile.getFullText() ? planned : undefined;
+    if (fromPlan && fromPlan.program === undefined) {
+      // Planned without a checker: no site, so nothing to edit; only the handlers already migrated to report.
+      const report = rewriteFile(ts, fromPlan.sourceFile, fromPlan.analysis, context.cwd, undefined, { reportOnly: true });
+      return { changed: false, diagnostics: report.diagnostics, sites: report.sites, alreadyMigrated: report.alreadyMigrated };
+    }
     const program = fromPlan?.program ?? programOf();
     const compiled = fromPlan?.sourceFile ?? program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
     const analyze = (file: ts.SourceFile, withProgram: ts.Program): FileAnalysis => analyzeFile({
@@ -171,7 +176,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
 
   const sites = analysis.sites.map(site => siteReport(sourceFile, site, cwd));
   const alreadyMigrated = analysis.handlers
-    .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && /\binputRequired\s*[.(]/.test(h.fn.getText(sourceFile)))
+    .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && RETURNS_INPUT_REQUIRED.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
   let rewritten = edits.length > 0 ? applyEdits(text, edits) : undefined;
   // JavaScript: the generated code loses its types again (JSDoc for the State types and state reads).

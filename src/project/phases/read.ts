@@ -55,12 +55,14 @@ export function parse(run: RunState): void {
   const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : run.git.root ?? run.cwd;
   run.fallback = sdkTypeFallback(projectDir, tsconfig.options);
   const options = { ...tsconfig.options, paths: { ...tsconfig.options.paths, ...run.fallback.paths } };
-  const project = (run.project = createProject(options));
+  const project = (run.project = createProject(options, run.texts));
   const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);
   const stubs = new DeclarationStubs(run.texts, parsed, options);
   withTextReplacements(project, fileName => stubs.textFor(fileName));
-  for (const entry of run.entries) entry.sourceFile = project.createSourceFile(entry.read.path, entry.read.text, { overwrite: true });
-  for (const read of run.contextFiles) project.createSourceFile(read.path, read.text, { overwrite: true });
+  // Added by path, from the texts read (createProject): `createSourceFile(path, text, { overwrite })`
+  // would parse each file twice, ts-morph loading the one on disk before replacing its text.
+  for (const entry of run.entries) entry.sourceFile = project.addSourceFileAtPath(entry.read.path);
+  for (const read of run.contextFiles) project.addSourceFileAtPath(read.path);
   for (const entry of run.entries) {
     const error = syntaxError(entry.sourceFile!);
     if (!error) continue;

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { ts, type SourceFile } from 'ts-morph';
-import { ProjectIndex } from '../../analysis/index.js';
+import { analysisWithoutChecker, ProjectIndex } from '../../analysis/index.js';
 import { lineMapper } from '../../report/diff.js';
 import type { Diagnostic, RunReport, SiteReport } from '../../report/model.js';
 import type { TransformContext } from '../../../transforms/index.js';
 import { classify } from '../load.js';
 import { programWith, projectHost } from '../programs.js';
 import { errorText, markUndone, newEntry, once, type Entry, type RunState } from '../runState.js';
-import { planProject } from '../sharedCodec.js';
+import { planProject, type PlainAnalysis } from '../sharedCodec.js';
 import { typeErrorsOf } from '../typeCheck.js';
 
 /**
@@ -19,25 +19,40 @@ import { typeErrorsOf } from '../typeCheck.js';
  */
 export function plan(run: RunState): void {
   const { project, live } = run;
-  const program = project.getProgram().compilerObject;
-  const index = new ProjectIndex(ts as never, program as never);
+  // Files whose analysis needs no checker (a second run on migrated code) need no program: it is built
+  // here when another file needs it, and otherwise only if something asks (a transform, the check of
+  // a rewrite). Built late, it still holds the files as planned: those rewritten since are swapped back.
+  const withoutChecker = new Map<string, PlainAnalysis>();
+  for (const entry of live) {
+    const sourceFile = entry.sourceFile!.compilerNode as unknown as PlainAnalysis['sourceFile'];
+    const analysis = analysisWithoutChecker(ts as never, sourceFile);
+    if (analysis) withoutChecker.set(entry.read.path, { sourceFile, analysis });
+  }
   const host = projectHost(project);
+  const asPlanned = new Map(live.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
+  const program = once(() => {
+    const now = project.getProgram().compilerObject;
+    return [...asPlanned].every(([file, node]) => now.getSourceFile(file) === node) ? now : programWith(now, host, asPlanned);
+  });
+  if (withoutChecker.size < live.length) program();
+  const index = new ProjectIndex(ts as never, program as never);
 
   // Type errors before the rewrite, for files the rewrite may touch. Like the v1 files' errors, they
   // are taken (for all these files, in order, on a checker of their own) only once a rewritten file
   // has errors: from a copy of the program the analysis uses, the project as it is now.
   run.baselineFiles = run.verify ? live.filter(e => classify(e.afterSdkUpgrade, false) === 'rewrite') : [];
   run.host = host;
-  const before = (run.beforeRewrite = run.verify ? programWith(program, host, new Map()) : undefined);
+  const before = (run.beforeRewrite = run.verify ? once(() => programWith(program(), host, new Map())) : undefined);
   const baselineFiles = run.baselineFiles;
   run.baselines = once(() => {
+    const beforeProgram = before!();
     for (const entry of baselineFiles) {
-      const compiled = before!.getSourceFile(entry.read.path);
-      if (compiled) entry.baseline = typeErrorsOf(before!, compiled);
+      const compiled = beforeProgram.getSourceFile(entry.read.path);
+      if (compiled) entry.baseline = typeErrorsOf(beforeProgram, compiled);
     }
   });
 
-  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path));
+  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker);
   run.analysis = { program, index };
   run.baselineFiles.push(...joinLinkedFiles(run));
 }
@@ -53,8 +68,9 @@ export function emit(run: RunState): void {
   let swapped: { file: ts.SourceFile; program: ts.Program } | undefined;
   const programFor = (sourceFile: SourceFile): ts.Program => {
     const current = sourceFile.compilerNode;
-    if (analysis.program.getSourceFile(sourceFile.getFilePath()) === current) return analysis.program;
-    if (swapped?.file !== current) swapped = { file: current, program: programWith(analysis.program, run.host!, new Map([[sourceFile.getFilePath(), current]])) };
+    const program = analysis.program();
+    if (program.getSourceFile(sourceFile.getFilePath()) === current) return program;
+    if (swapped?.file !== current) swapped = { file: current, program: programWith(program, run.host!, new Map([[sourceFile.getFilePath(), current]])) };
     return swapped.program;
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.

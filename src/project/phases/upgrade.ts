@@ -19,7 +19,7 @@ export function upgradeSdk(run: RunState): void {
   // are parsed only in that case.
   const asRead = new Map(v1.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
   run.v1Baselines = once(() => {
-    const program = programWith(run.beforeRewrite!, run.host!, asRead);
+    const program = programWith(run.beforeRewrite!(), run.host!, asRead);
     for (const entry of v1) {
       const compiled = program.getSourceFile(entry.read.path);
       if (compiled) entry.v1Baseline = typeErrorsOf(program, compiled);
