@@ -17,10 +17,14 @@ export function moduleFormatProblem(ts: TS, file: ts.SourceFile): string | undef
 
 const problems = new WeakMap<ts.SourceFile, string>();
 
-function findProblem(ts: TS, file: ts.SourceFile): string | undefined {
-  const esm = file.statements.some(s => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) ||
+/** Whether the file is an ES module by its syntax: an import, or an export. */
+export function isEsModule(ts: TS, file: ts.SourceFile): boolean {
+  return file.statements.some(s => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) ||
     ts.getModifiers(s as ts.HasModifiers)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword));
-  if (!esm && !serverRequire(ts, file)) {
+}
+
+function findProblem(ts: TS, file: ts.SourceFile): string | undefined {
+  if (!isEsModule(ts, file) && !serverRequire(ts, file)) {
     return 'a CommonJS module is rewritten only when it takes the SDK as `const { ... } = require(\'@modelcontextprotocol/server\')` at its top level, where the rewrite adds the names it uses; write it so, or migrate by hand.';
   }
   if (isJavaScriptFile(file.fileName) && typeSyntaxOf(ts, parseAsTypeScript(ts, file.fileName, file.text)).length > 0) {

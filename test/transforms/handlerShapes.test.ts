@@ -170,3 +170,44 @@ describe('a sampling answer', () => {
     expect(tools.typeErrors).toEqual([]);
   });
 });
+
+describe('a module that loads modules with top-level await', () => {
+  const handler = [
+    "server.registerTool('go', {}, async (ctx) => {",
+    `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+    "  return { content: [{ type: 'text', text: answer.action }] };",
+    '});',
+  ];
+
+  it('gets the codec after its imports, before the server that reads it, not after a later import()', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      ...handler,
+      "const { readFileSync } = await import('node:fs');",
+      'export const size = readFileSync.length;',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    // Placed after the import() the server would read the codec before its declaration ran (TS2448).
+    expect(result.typeErrors).toEqual([]);
+    const text = result.text;
+    expect(text.indexOf('const requestStateCodec = {')).toBeLessThan(text.indexOf('export const server = new McpServer('));
+    expect(text.indexOf("const { readFileSync } = await import('node:fs');")).toBeGreaterThan(text.indexOf('export const server = new McpServer('));
+  });
+
+  it('that binds the SDK with await import(): the values join it, the types come with an import type', () => {
+    const result = runPipeline(file, [
+      "import { readFileSync } from 'node:fs';",
+      "const { McpServer } = await import('@modelcontextprotocol/server');",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      ...handler,
+      'export const size = readFileSync.length;',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toMatch(/^const \{ McpServer, [^}]*createRequestStateCodec[^}]*inputRequired[^}]*\} = await import\('@modelcontextprotocol\/server'\);$/m);
+    expect(result.text).toContain("import { readFileSync } from 'node:fs';\nimport type { ElicitResult, InputRequest, InputResponseView, ServerContext } from '@modelcontextprotocol/server';\n");
+    // The SDK is still loaded where the module loaded it: the type import is erased.
+    expect(result.text).not.toMatch(/^import \{[^}]*\} from '@modelcontextprotocol\/server'/m);
+  });
+});

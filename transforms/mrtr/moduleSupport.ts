@@ -1,7 +1,8 @@
 import type * as ts from 'typescript';
 import type { TS } from '../../src/analysis/types.js';
 import { requiredModule, skipOuter } from '../../src/analysis/sdk.js';
-import { serverRequire } from '../../src/analysis/moduleFormat.js';
+import { isEsModule, serverRequire } from '../../src/analysis/moduleFormat.js';
+import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
 import { importQuote, indentAt, newlineOf, type Edit } from './text.js';
 
@@ -72,10 +73,7 @@ export const SHARED_NAMES: ModuleNames & CodecNames = {
 export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const { ts, sourceFile, newline: nl } = input;
   const edits: Edit[] = [];
-  // After the imports (or, in a CommonJS module, the top-level requires).
-  const imports = sourceFile.statements.filter(s => ts.isImportDeclaration(s) || (ts.isVariableStatement(s) && s.declarationList.declarations.some(d => d.initializer && requiredModule(ts, d.initializer))));
-  const lastImport = imports[imports.length - 1];
-  const insertAt = lastImport ? lastImport.getEnd() : 0;
+  const insertAt = supportOffset(ts, sourceFile);
   const inline = input.withCodec && !input.shared;
 
   const values = new Set(input.sdkValues);
@@ -287,6 +285,26 @@ function codecBlock(input: CodecInput, shared = false): string[] {
   return block;
 }
 
+/**
+ * Where the support code goes: after the imports, and where requires or `await import(...)` bind the
+ * SDK, after the leading run of them and after the one that binds the SDK. Not after a later one: a
+ * server built before it would read the codec before its declaration ran.
+ */
+function supportOffset(ts: TS, sourceFile: ts.SourceFile): number {
+  const binds = (s: ts.Statement): boolean =>
+    ts.isVariableStatement(s) && s.declarationList.declarations.some(d => d.initializer !== undefined && requiredModule(ts, d.initializer) !== undefined);
+  let at = 0;
+  let leading = true;
+  for (const statement of sourceFile.statements) {
+    const directive = ts.isExpressionStatement(statement) && ts.isStringLiteral(statement.expression);
+    if (ts.isImportDeclaration(statement) || (leading && binds(statement))) at = statement.getEnd();
+    else if (!directive) leading = false;
+  }
+  const sdk = serverRequire(ts, sourceFile);
+  const binding = sdk && sourceFile.statements.find(s => s.pos <= sdk.pos && sdk.end <= s.end);
+  return binding ? Math.max(at, binding.getEnd()) : at;
+}
+
 /** Adds the SDK names to an existing `@modelcontextprotocol/server` import, or adds one. */
 function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<string>, insertAt: number): Edit[] {
   const { ts, sourceFile } = input;
@@ -296,7 +314,7 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
   const existing = sourceFile.statements.find((s): s is ts.ImportDeclaration =>
     isServerImport(s) && !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
   const required = existing || sourceFile.statements.some(isServerImport) ? undefined : serverRequire(ts, sourceFile);
-  if (required) return requireEdits(sourceFile, required, values);
+  if (required) return [...requireEdits(sourceFile, required, values), ...typeImportEdits(input, types)];
   const imported = new Set<string>();
   for (const s of sourceFile.statements) {
     if (!isServerImport(s)) continue;
@@ -365,6 +383,24 @@ export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructio
   const line = `import { ${SHARED_NAMES.codec} } from ${quote}${specifier}${quote};`;
   const at = last ? last.getEnd() : 0;
   return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...constructions.flatMap(c => wiringEdits(input, c))];
+}
+
+/**
+ * An ES module that binds the SDK with `const { ... } = await import('@modelcontextprotocol/server')`:
+ * the types cannot be destructured, so they come with an `import type` (erased: the module still
+ * loads the SDK where it did). A CommonJS module has none to add: its types are JSDoc, or (a
+ * TypeScript script) the type check rolls the rewrite back.
+ */
+function typeImportEdits(input: ModuleSupportInput, types: Set<string>): Edit[] {
+  const { ts, sourceFile } = input;
+  if (types.size === 0 || !isEsModule(ts, sourceFile) || isJavaScriptFile(sourceFile.fileName)) return [];
+  const quote = importQuote(ts, sourceFile);
+  const line = `import type { ${[...types].sort().join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
+  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+  const last = imports[imports.length - 1];
+  if (last) return [{ start: last.getEnd(), end: last.getEnd(), text: input.newline + line }];
+  const first = sourceFile.statements[0]!;
+  return [{ start: first.getStart(sourceFile), end: first.getStart(sourceFile), text: line + input.newline }];
 }
 
 /**
