@@ -99,8 +99,23 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
     // Files are planned together as the CLI plans them: a server built in another file can be wired.
     return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
   }
-  const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
+  const sourceFile = parsersSourceFile(context, text, scriptKind) ?? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   return analyzer.analyzeFile({ ts, sourceFile });
+}
+
+/** Files parsed by this copy of TypeScript share its SourceFile prototype. */
+const SOURCE_FILE_PROTOTYPE = Object.getPrototypeOf(ts.createSourceFile('prototype.ts', '', ts.ScriptTarget.Latest)) as object;
+
+/**
+ * Untyped linting with typescript-eslint's parser: its own parse of the file (parents set, the same
+ * text), so the file is not parsed twice. Only when that parse comes from the TypeScript this plugin
+ * loads (another version's syntax kinds would not match) and in the script kind it would use.
+ */
+function parsersSourceFile(context: AnyRuleContext, text: string, scriptKind: TS.ScriptKind): TS.SourceFile | undefined {
+  const services = context.sourceCode.parserServices as { esTreeNodeToTSNodeMap?: { get(node: unknown): unknown } } | undefined;
+  const node = services?.esTreeNodeToTSNodeMap?.get(context.sourceCode.ast) as (TS.SourceFile & { scriptKind?: TS.ScriptKind }) | undefined;
+  if (!node || Object.getPrototypeOf(node) !== SOURCE_FILE_PROTOTYPE || node.kind !== ts.SyntaxKind.SourceFile) return undefined;
+  return node.text === text && node.scriptKind === scriptKind ? node : undefined;
 }
 
 const SCRIPT_KINDS: Record<string, TS.ScriptKind> = {
