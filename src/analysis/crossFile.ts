@@ -5,6 +5,7 @@ import { helperDeclaration, helperExport } from './helpers.js';
 import { functionOf } from './projectIndex.js';
 import { functionNameNode, isProjectSource, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
+import { NameAllocator } from './names.js';
 
 /**
  * Asking helpers used across files (`askYesNo` exported from ask.ts, called by the tools of two
@@ -142,21 +143,8 @@ export function crossFileHelperProblem(ts: TS, checker: ts.TypeChecker, program:
     if (uses) importers.push(file);
   }
   // One name for each part, free wherever the helper is known.
-  const taken = new Set<string>();
-  for (const file of [home, ...importers]) {
-    const collect = (node: ts.Node): void => {
-      if (ts.isIdentifier(node)) taken.add(node.text);
-      node.forEachChild(collect);
-    };
-    collect(file);
-  }
-  const free = (preferred: string): string => {
-    let candidate = preferred;
-    for (let i = 2; taken.has(candidate); i++) candidate = `${preferred}${i}`;
-    taken.add(candidate);
-    return candidate;
-  };
-  return { partNames: { request: free(`${name}Request`), result: free(`${name}Result`) } };
+  const names = new NameAllocator(ts, [home, ...importers]);
+  return { partNames: { request: names.take(`${name}Request`), result: names.take(`${name}Result`) } };
 }
 
 /** Why this use of the helper in another file is neither a rewritten call nor a plain named import. */

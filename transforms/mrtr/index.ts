@@ -13,7 +13,8 @@ import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRew
 import { splitHelperEdit } from './splitHelper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { rewriteUrlHandler } from './rewriteUrlHandler.js';
-import { applyEdits, indentAt, indentUnit, literalRanges, NameAllocator, newlineOf, pascalCase, type Edit } from './text.js';
+import { applyEdits, indentAt, indentUnit, literalRanges, newlineOf, pascalCase, type Edit } from './text.js';
+import { NameAllocator } from '../../src/analysis/names.js';
 import { normalizeEdits } from './normalize.js';
 
 /**
@@ -100,7 +101,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   // Capability guards migrate in handlers without questions too: there only the read is rewritten.
   const guards = analysis.sites.filter(s => s.kind === 'capability-guard' && s.verdict.kind === 'migrate');
   if (!options.reportOnly && (analysis.plans.length > 0 || guards.length > 0 || analysis.helperSplits.length > 0)) {
-    const names = new NameAllocator(ts, sourceFile);
+    const names = new NameAllocator(ts, [sourceFile]);
     const moduleNames: ModuleNames & CodecNames = {
       codec: names.take('requestStateCodec'),
       signed: names.take('signedRequestState'),

@@ -51,8 +51,16 @@ export interface ModuleSupportInput {
   shared?: { specifier: string } | undefined;
 }
 
-/** SDK types the support code names (besides those of the rewritten handlers). */
-export const SUPPORT_TYPES = ['ServerContext', 'InputResponseView', 'ElicitResult', 'InputRequest', 'ClientCapabilities'];
+/** SDK types the support code names (besides those of the rewritten handlers), by what names them. */
+const SUPPORT_TYPE = {
+  codec: ['ServerContext'],
+  elicitResultOf: ['InputResponseView', 'ElicitResult'],
+  elicitAnswerOf: ['InputResponseView', 'InputRequest'],
+  capabilitiesOf: ['ClientCapabilities'],
+} as const;
+
+/** All of them: a JavaScript file's rewrite takes them out of its code again (eraseTypes). */
+export const SUPPORT_TYPES: readonly string[] = [...new Set(Object.values(SUPPORT_TYPE).flat())];
 
 /** The names the shared module exports (it is generated fresh, so they are free there). */
 export const SHARED_NAMES: ModuleNames & CodecNames = {
@@ -80,12 +88,13 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   if (inline) values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
   if (inline && input.usesElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse');
   const types = new Set(input.sdkTypes);
-  if (inline) types.add('ServerContext');
-  if (inline && input.usesElicitResultOf) types.add('InputResponseView').add('ElicitResult');
-  if (inline && input.usesElicitAnswerOf) types.add('InputResponseView').add('InputRequest');
+  const addTypes = (names: readonly string[]): void => names.forEach(name => types.add(name));
+  if (inline) addTypes(SUPPORT_TYPE.codec);
+  if (inline && input.usesElicitResultOf) addTypes(SUPPORT_TYPE.elicitResultOf);
+  if (inline && input.usesElicitAnswerOf) addTypes(SUPPORT_TYPE.elicitAnswerOf);
   if (input.usesCapabilitiesOf) {
     values.add('CLIENT_CAPABILITIES_META_KEY');
-    types.add('ClientCapabilities');
+    addTypes(SUPPORT_TYPE.capabilitiesOf);
   }
   const block = inline ? codecBlock(input) : input.withCodec ? sharedImportBlock(input) : [];
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));

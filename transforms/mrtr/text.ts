@@ -143,28 +143,6 @@ export function reindentProtected(source: Protected, from: string, to: string): 
   return { text: out.join('\n'), protect: source.protect.map(([s, e]) => [map(s), map(e)] as [number, number]) };
 }
 
-/** Allocates identifiers that clash with nothing in the file. */
-export class NameAllocator {
-  private readonly taken: Set<string>;
-
-  constructor(ts: TS, sourceFile: ts.SourceFile) {
-    this.taken = new Set();
-    const visit = (node: ts.Node): void => {
-      if (ts.isIdentifier(node)) this.taken.add(node.text);
-      node.forEachChild(visit);
-    };
-    visit(sourceFile);
-  }
-
-  /** `preferred`, or `preferred2`, `preferred3`, ... */
-  take(preferred: string): string {
-    let name = preferred;
-    for (let i = 2; this.taken.has(name); i++) name = `${preferred}${i}`;
-    this.taken.add(name);
-    return name;
-  }
-}
-
 export function pascalCase(name: string): string {
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/).filter(Boolean);
   const joined = words.map(w => w[0]!.toUpperCase() + w.slice(1)).join('');
