@@ -2,7 +2,7 @@ import type { TSESLint, TSESTree } from '@typescript-eslint/utils';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
-import { analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
+import { analysisWithoutChecker, analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
 
 // The compiler is loaded with require: imported from an ES module, Node first scans its 9 MB for
 // named exports, about 0.4 s of every lint run (scripts/bench-lint.mjs).
@@ -95,6 +95,9 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
   const typedFile = program?.getSourceFile(fileName);
   // Offsets are reported against ESLint's text; a program copy that differs (BOM, stale) cannot be used.
   if (program && typedFile && typedFile.text === text) {
+    // A file the checker could tell nothing more about (migrated code) is analysed without it, as the codemod does.
+    const plain = analysisWithoutChecker(ts, typedFile);
+    if (plain) return plain;
     const index = projectIndex(program);
     // Files are planned together as the CLI plans them: a server built in another file can be wired.
     return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
