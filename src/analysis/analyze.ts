@@ -79,8 +79,8 @@ export interface FileAnalysis {
   /** Asking helpers to split (every caller of each is a rewritten handler or another split helper). */
   helperSplits: HelperSplit[];
   /**
-   * Other files analysed with this one because an asking helper links them (`crossFile`): the
-   * helper's file and its callers' files. They are rewritten, checked and rolled back together.
+   * The other files of its group (`crossFile`), analysed with it because an asking helper links them:
+   * the helper's file and its callers' files. They are rewritten, checked and rolled back together.
    */
   linkedFiles: string[];
   /** Whether a checker was available (types of locals known). */
@@ -108,6 +108,15 @@ interface Facts {
 }
 
 export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
+  return analyzeGroup(options).get(options.sourceFile)!;
+}
+
+/**
+ * The analysis of a file and, with `crossFile`, of every file linked to it by an asking helper (see
+ * below): the group is analysed as a whole, so the analysis of each of its files is the same from
+ * whichever file it starts (each file of a group decides alike). The planner takes them all at once.
+ */
+export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAnalysis> {
   const { ts, sourceFile, program } = options;
   const checker = program?.getTypeChecker();
   const crossFile = options.crossFile === true && checker !== undefined;
@@ -137,8 +146,7 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
     scope.raws ??= detectSites(ts, file, scope.resolver);
     return scope.raws;
   };
-  const primary = scopeOf(sourceFile);
-  const { handlers } = primary;
+  scopeOf(sourceFile);
   const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver);
   const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
   const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;
@@ -291,11 +299,8 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
 
   const allSites = facts.map((f, i) => toSite(ts, f.raw.node.getSourceFile(), f, verdicts[i]!));
   // Every file's ignore comments count, so each file of a group decides alike; this file's are reported.
-  let suppressions: Suppression[] = [];
-  for (const file of included) {
-    const own = applySuppressions(ts, file, allSites.filter(s => s.node.getSourceFile() === file));
-    if (file === sourceFile) suppressions = own;
-  }
+  const suppressions = new Map<ts.SourceFile, Suppression[]>();
+  for (const file of included) suppressions.set(file, applySuppressions(ts, file, allSites.filter(s => s.node.getSourceFile() === file)));
   const rounds: RoundsContext = { ts, checker, questionOf };
   let plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   // A server that keeps requestState of its own comes last: a handler refused for its own code says
@@ -311,18 +316,22 @@ export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
   });
   if (stateProblem) plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => allSites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
-  // What belongs to this file: its sites, the plans of its handlers, the helpers declared in it.
-  const mine = (node: ts.Node): boolean => node.getSourceFile() === sourceFile;
-  return {
-    fileName: sourceFile.fileName,
-    sites: allSites.filter(s => mine(s.node)),
-    handlers,
-    plans: plans.filter(p => mine(p.handler.fn)),
-    helperSplits: helperSplits.filter(s => mine(s.fn)),
-    linkedFiles: [...included].filter(f => f !== sourceFile).map(f => f.fileName),
-    typed: checker !== undefined,
-    suppressions,
-  };
+  // What belongs to each file: its sites, the plans of its handlers, the helpers declared in it.
+  const analyses = new Map<ts.SourceFile, FileAnalysis>();
+  for (const file of included) {
+    const mine = (node: ts.Node): boolean => node.getSourceFile() === file;
+    analyses.set(file, {
+      fileName: file.fileName,
+      sites: allSites.filter(s => mine(s.node)),
+      handlers: scopeOf(file).handlers,
+      plans: plans.filter(p => mine(p.handler.fn)),
+      helperSplits: helperSplits.filter(s => mine(s.fn)),
+      linkedFiles: [...included].filter(f => f !== file).map(f => f.fileName),
+      typed: checker !== undefined,
+      suppressions: suppressions.get(file)!,
+    });
+  }
+  return analyses;
 }
 
 /** An asking helper's split and the handler calls that ask through it, when the whole chain migrates. */

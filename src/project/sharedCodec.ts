@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeFile, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
+import { analyzeGroup, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
@@ -56,38 +56,35 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   for (const { sourceFile, analysis } of withoutChecker.values()) planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program: undefined });
   const typed = files.filter(file => !withoutChecker.has(file));
   const program = typed.length > 0 ? programOf() : undefined;
-  const analyse = (sourceFile: ts.SourceFile): FileAnalysis => analyzeFile({
+  const analyse = (sourceFile: ts.SourceFile): Map<ts.SourceFile, FileAnalysis> => analyzeGroup({
     ts: tsApi, sourceFile, program, crossFile: true,
     externalCallSites: fn => index.callsOf(fn),
     externalConstructions: ctor => index.constructionsOf(ctor),
   });
   const queue = typed.map(file => program!.getSourceFile(file)).filter((f): f is ts.SourceFile => f !== undefined && mightContainSites(f.text));
-  const seen = new Set(queue);
-  while (queue.length > 0) {
-    const sourceFile = queue.shift()!;
-    const analysis = analyse(sourceFile);
-    planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program });
-    if (analysis.linkedFiles.length > 0) {
-      links.push([sourceFile.fileName, ...analysis.linkedFiles]);
-      for (const split of analysis.helperSplits.filter(s => s.partNames)) {
-        helperFiles.add(sourceFile.fileName);
-        sharedHelpers.push({ file: sourceFile.fileName, name: split.name });
-      }
-      // A linked file without sites of its own (the callers of an exported helper) is planned too.
-      for (const file of analysis.linkedFiles) {
-        const linked = program!.getSourceFile(file);
-        if (linked && !seen.has(linked)) {
-          seen.add(linked);
-          queue.push(linked);
+  const done = new Set<ts.SourceFile>();
+  for (const start of queue) {
+    if (done.has(start)) continue;
+    // A file linked to others by an asking helper is analysed with them: every file of the group,
+    // the callers of an exported helper without sites of their own too, gets its analysis from this
+    // one analysis of the group (each decides alike), and none is analysed again.
+    for (const [sourceFile, analysis] of analyse(start)) {
+      done.add(sourceFile);
+      planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program });
+      if (analysis.linkedFiles.length > 0) {
+        links.push([sourceFile.fileName, ...analysis.linkedFiles]);
+        for (const split of analysis.helperSplits.filter(s => s.partNames)) {
+          helperFiles.add(sourceFile.fileName);
+          sharedHelpers.push({ file: sourceFile.fileName, name: split.name });
         }
       }
+      const constructions = analysis.plans.flatMap(p => p.constructions);
+      if (constructions.length === 0) continue;
+      plans.set(sourceFile.fileName, {
+        keys: constructions.map(c => constructionKey(tsApi, c)),
+        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile),
+      });
     }
-    const constructions = analysis.plans.flatMap(p => p.constructions);
-    if (constructions.length === 0) continue;
-    plans.set(sourceFile.fileName, {
-      keys: constructions.map(c => constructionKey(tsApi, c)),
-      elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile),
-    });
   }
   const keys = new Set<string>();
   const joined = new Set<string>();
