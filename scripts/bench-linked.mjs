@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// How a run scales with the files one asking helper links: ask.ts exports askYesNo() (it asks with
-// elicitInput), each of <callers> files registers a tool that calls it, index.ts builds the server
-// and registers them all. Dry runs, medians; the group must be planned once, not once per file.
+// How a run scales with the files one asking helper links: ask.ts (the fixture v2-helper-across-files'
+// own) exports askYesNo(), which asks with elicitInput; each of <callers> files registers a tool that
+// calls it; index.ts builds the server and registers them all. Dry runs, medians: the group must be
+// planned once, not once per file.
 //   node scripts/bench-linked.mjs [callers=40,80,160] [runs=3]
 // Needs `npm run build` first. The project links this repository's node_modules.
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchTree, measure, median, repo } from './benchKit.mjs';
@@ -15,18 +16,8 @@ const runs = Number(process.argv[3] ?? 3);
 console.log(`an asking helper with N callers, ${runs} runs each, medians; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
 for (const callers of sizes) {
   const dir = benchTree('bench-linked', { name: 'bench-linked', type: 'module', dependencies: { '@modelcontextprotocol/server': '^2.4.0', zod: '^4.2.0' } }, 'tools', 0);
-  writeFileSync(path.join(dir, 'src/ask.ts'), `import type { McpServer } from '@modelcontextprotocol/server';
-
-/** The one confirmation question; false unless the user explicitly says yes. */
-export async function askYesNo(server: McpServer, question: string): Promise<boolean> {
-  const answer = await server.server.elicitInput({
-    mode: 'form',
-    message: question,
-    requestedSchema: { type: 'object', properties: { yes: { type: 'boolean', title: 'Yes' } }, required: ['yes'] },
-  });
-  return answer.action === 'accept' && answer.content?.yes === true;
-}
-`);
+  // The helper of the fixture whose helper is asked across files.
+  copyFileSync(path.join(repo, 'fixtures/v2-helper-across-files/input/ask.ts'), path.join(dir, 'src/ask.ts'));
   for (let i = 0; i < callers; i++) {
     writeFileSync(path.join(dir, `src/tools/tools${i}.ts`), `import type { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
