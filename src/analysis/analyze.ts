@@ -146,7 +146,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     scope.raws ??= detectSites(ts, file, scope.resolver);
     return scope.raws;
   };
-  scopeOf(sourceFile);
+  scopeOf(sourceFile); // the starting file's handlers are known first
   const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver);
   const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
   const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;
@@ -298,7 +298,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   }
 
   const allSites = facts.map((f, i) => toSite(ts, f.raw.node.getSourceFile(), f, verdicts[i]!));
-  // Every file's ignore comments count, so each file of a group decides alike; this file's are reported.
+  // Every file's ignore comments count, so each file of a group decides alike; each file reports its own.
   const suppressions = new Map<ts.SourceFile, Suppression[]>();
   for (const file of included) suppressions.set(file, applySuppressions(ts, file, allSites.filter(s => s.node.getSourceFile() === file)));
   const rounds: RoundsContext = { ts, checker, questionOf };
