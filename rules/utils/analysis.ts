@@ -102,7 +102,7 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
     // Files are planned together as the CLI plans them: a server built in another file can be wired.
     return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
   }
-  const sourceFile = parsersSourceFile(context, text, scriptKind) ?? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
+  const sourceFile = parserSourceFile(context, text, scriptKind) ?? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   return analyzer.analyzeFile({ ts, sourceFile });
 }
 
@@ -114,7 +114,7 @@ const SOURCE_FILE_PROTOTYPE = Object.getPrototypeOf(ts.createSourceFile('prototy
  * text), so the file is not parsed twice. Only when that parse comes from the TypeScript this plugin
  * loads (another version's syntax kinds would not match) and in the script kind it would use.
  */
-function parsersSourceFile(context: AnyRuleContext, text: string, scriptKind: TS.ScriptKind): TS.SourceFile | undefined {
+function parserSourceFile(context: AnyRuleContext, text: string, scriptKind: TS.ScriptKind): TS.SourceFile | undefined {
   const services = context.sourceCode.parserServices as { esTreeNodeToTSNodeMap?: { get(node: unknown): unknown } } | undefined;
   const node = services?.esTreeNodeToTSNodeMap?.get(context.sourceCode.ast) as (TS.SourceFile & { scriptKind?: TS.ScriptKind }) | undefined;
   if (!node || Object.getPrototypeOf(node) !== SOURCE_FILE_PROTOTYPE || node.kind !== ts.SyntaxKind.SourceFile) return undefined;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ts } from 'ts-morph';
-import { isDeclarationFileName } from './sourceFiles.js';
+import { isDeclarationFileName, standardPath } from './sourceFiles.js';
 
 /**
  * The compiler follows every import of the files the run parses, so an application's other modules
@@ -31,7 +31,7 @@ export class DeclarationStubs {
 
   /** The text the compiler is given for `fileName` instead of the file's own, if any. */
   textFor(fileName: string): string | undefined {
-    const file = standardized(fileName);
+    const file = standardPath(fileName);
     const cached = this.stubs.get(file);
     if (cached !== undefined) return cached ?? undefined;
     let stub: string | null = null;
@@ -54,7 +54,7 @@ export class DeclarationStubs {
     const importers = new Map<string, string[]>();
     const reaching: string[] = [];
     const known = new Map<string, string>();
-    for (const [file, text] of this.texts) known.set(standardized(file), text);
+    for (const [file, text] of this.texts) known.set(standardPath(file), text);
     // The files read exist; other lookups are asked of the disk once each.
     const exists = new Map<string, boolean>();
     const once = (key: string, ask: () => boolean): boolean => exists.get(key) ?? exists.set(key, ask()).get(key)!;
@@ -63,7 +63,7 @@ export class DeclarationStubs {
       fileExists: file => known.has(file) || once(`f:${file}`, () => ts.sys.fileExists(file)),
       directoryExists: dir => once(`d:${dir}`, () => ts.sys.directoryExists(dir)),
     };
-    const parsed = new Set([...this.parsed].map(standardized));
+    const parsed = new Set([...this.parsed].map(standardPath));
     for (const [file, text] of known) {
       if (parsed.has(file)) {
         reaching.push(file);
@@ -76,7 +76,7 @@ export class DeclarationStubs {
       ];
       for (const target of targets) {
         if (!target || target.isExternalLibraryImport || isDeclarationFileName(target.resolvedFileName)) continue;
-        const to = standardized(target.resolvedFileName);
+        const to = standardPath(target.resolvedFileName);
         if (!known.has(to)) reaching.push(file); // a module the run did not read: what it imports is unknown
         else if (importers.has(to)) importers.get(to)!.push(file);
         else importers.set(to, [file]);
@@ -104,8 +104,4 @@ function emitOptions(options: ts.CompilerOptions): ts.CompilerOptions {
     stripInternal, removeComments, declarationMap, sourceMap, inlineSourceMap, inlineSources, ...rest
   } = options;
   return rest;
-}
-
-function standardized(file: string): string {
-  return path.resolve(file).split(path.sep).join('/');
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Project, ts, type SourceFile } from 'ts-morph';
 import { classify, type FileRole } from './prefilter.js';
+import { standardPath } from './sourceFiles.js';
 import { splitBom } from './sourceText.js';
 
 export { classify };
@@ -78,20 +78,18 @@ export function createProject(options: ts.CompilerOptions, texts: ReadonlyMap<st
   const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
   withModuleFormats(project, options);
   if (texts.size > 0) {
-    const byPath = new Map([...texts].map(([file, text]) => [fileKey(file), text]));
+    const byPath = new Map([...texts].map(([file, text]) => [standardPath(file), text]));
     const fileSystem = project.getFileSystem();
     const readSync = fileSystem.readFileSync.bind(fileSystem);
     const read = fileSystem.readFile.bind(fileSystem);
-    fileSystem.readFileSync = (file, encoding) => byPath.get(fileKey(file)) ?? readSync(file, encoding);
+    fileSystem.readFileSync = (file, encoding) => byPath.get(standardPath(file)) ?? readSync(file, encoding);
     fileSystem.readFile = (file, encoding) => {
-      const text = byPath.get(fileKey(file));
+      const text = byPath.get(standardPath(file));
       return text !== undefined ? Promise.resolve(text) : read(file, encoding);
     };
   }
   return project;
 }
-
-const fileKey = (file: string): string => path.resolve(file).replaceAll('\\', '/');
 
 interface DocumentRegistry {
   createOrUpdateSourceFile(...args: unknown[]): ts.SourceFile;

@@ -11,12 +11,6 @@ import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
 
-/** A file's analysis made without a checker, where it is the checker's (src/analysis/withoutChecker.ts). */
-export interface PlainAnalysis {
-  sourceFile: ts.SourceFile;
-  analysis: FileAnalysis;
-}
-
 /** The plan of a run's files together, before any is rewritten. */
 export interface ProjectPlan {
   /** One codec in a generated module, for servers whose handlers span files (undefined when none does). */
@@ -44,16 +38,16 @@ export interface ProjectPlan {
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlainAnalysis> = new Map()): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map()): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
   const links: string[][] = [];
   const helperFiles = new Set<string>();
   const sharedHelpers: ProjectPlan['sharedHelpers'] = [];
   const planned = new Map<string, PlannedAnalysis>();
-  // Files analysed without a checker are planned as they are (their program is never asked for), unless
-  // a file of the program links them to it below.
-  for (const { sourceFile, analysis } of withoutChecker.values()) planned.set(sourceFile.fileName, { text: sourceFile.text, analysis, sourceFile, program: undefined });
+  // Files analysed without a checker (src/analysis/withoutChecker.ts) are planned as they are, unless a
+  // file analysed with the program links them to it below. The program is built only for the others.
+  for (const plain of withoutChecker.values()) planned.set(plain.sourceFile.fileName, plain);
   const typed = files.filter(file => !withoutChecker.has(file));
   const program = typed.length > 0 ? programOf() : undefined;
   const analyse = (sourceFile: ts.SourceFile): Map<ts.SourceFile, FileAnalysis> => analyzeGroup({

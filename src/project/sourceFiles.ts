@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /** The sources a migration reads: TypeScript and JavaScript, never declaration files. */
 export const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
 
@@ -10,6 +12,11 @@ export function isSourceFileName(name: string): boolean {
 
 export function isDeclarationFileName(name: string): boolean {
   return DECLARATION_RE.test(name);
+}
+
+/** A file's absolute path with `/` separators, as the compiler and ts-morph name files. */
+export function standardPath(file: string): string {
+  return path.resolve(file).split(path.sep).join('/');
 }
 
 /** Folders that hold dependencies, VCS data or build output: never walked into. */

@@ -4,10 +4,11 @@ import { analysisWithoutChecker, ProjectIndex } from '../../analysis/index.js';
 import { lineMapper } from '../../report/diff.js';
 import type { Diagnostic, RunReport, SiteReport } from '../../report/model.js';
 import type { TransformContext } from '../../../transforms/index.js';
+import type { PlannedAnalysis } from '../../../transforms/types.js';
 import { classify } from '../load.js';
 import { programWith, projectHost } from '../programs.js';
 import { errorText, markUndone, newEntry, once, type Entry, type RunState } from '../runState.js';
-import { planProject, type PlainAnalysis } from '../sharedCodec.js';
+import { planProject } from '../sharedCodec.js';
 import { typeErrorsOf } from '../typeCheck.js';
 
 /**
@@ -19,14 +20,15 @@ import { typeErrorsOf } from '../typeCheck.js';
  */
 export function plan(run: RunState): void {
   const { project, live } = run;
-  // Files whose analysis needs no checker (a second run on migrated code) need no program: it is built
-  // here when another file needs it, and otherwise only if something asks (a transform, the check of
-  // a rewrite). Built late, it still holds the files as planned: those rewritten since are swapped back.
-  const withoutChecker = new Map<string, PlainAnalysis>();
+  // Files whose analysis needs no checker (a second run on migrated code) need no program: the plan
+  // builds it when another file needs it, and otherwise only something that asks does (a transform,
+  // the check of a rewrite). Built late, it still holds the files as planned: those rewritten since
+  // are swapped back.
+  const withoutChecker = new Map<string, PlannedAnalysis>();
   for (const entry of live) {
-    const sourceFile = entry.sourceFile!.compilerNode as unknown as PlainAnalysis['sourceFile'];
+    const sourceFile = entry.sourceFile!.compilerNode as unknown as PlannedAnalysis['sourceFile'];
     const analysis = analysisWithoutChecker(ts as never, sourceFile);
-    if (analysis) withoutChecker.set(entry.read.path, { sourceFile, analysis });
+    if (analysis) withoutChecker.set(entry.read.path, { text: sourceFile.text, analysis, sourceFile, program: undefined });
   }
   const host = projectHost(project);
   const asPlanned = new Map(live.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
@@ -34,7 +36,6 @@ export function plan(run: RunState): void {
     const now = project.getProgram().compilerObject;
     return [...asPlanned].every(([file, node]) => now.getSourceFile(file) === node) ? now : programWith(now, host, asPlanned);
   });
-  if (withoutChecker.size < live.length) program();
   const index = new ProjectIndex(ts as never, program as never);
 
   // Type errors before the rewrite, for files the rewrite may touch. Like the v1 files' errors, they
