@@ -5,6 +5,7 @@
 // difference is what adding `mrtr.configs.recommended` to such a config costs.
 //   node scripts/bench-lint.mjs [files=2000] [servers=50] [runs=5]
 // Needs `npm run build` first (the plugin is loaded from dist/). The project links this repository's node_modules.
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,4 +78,24 @@ for (const base of Object.keys(variants).filter(name => !name.includes('recommen
   const withPlugin = median(results[`${base} + recommended`].map(r => r.cpu));
   const added = ((withPlugin - cpu) / cpu) * 100;
   console.log(`recommended on ${base.padEnd(17)} linting: ${added >= 0 ? '+' : ''}${added.toFixed(1)}% CPU`);
+}
+
+// The difference of two noisy process times swings by several percent on a shared machine; the time
+// ESLint itself measures in the plugin's rules (TIMING=all, which covers the analysis they share) plus
+// the plugin's import is the added work with far less noise, put against the baseline's median CPU.
+const importMs = [];
+for (let i = 0; i < runs; i++) {
+  const script = `const t = performance.now(); await import(${JSON.stringify(plugin)}); process.stdout.write(String(performance.now() - t));`;
+  const loaded = spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(parser)}); ${script}`], { cwd: dir, encoding: 'utf8' });
+  importMs.push(Number(loaded.stdout));
+}
+for (const base of Object.keys(variants).filter(name => !name.includes('recommended'))) {
+  const ruleMs = [];
+  for (let i = 0; i < runs; i++) {
+    const run = spawnSync(process.execPath, [eslint, '--no-config-lookup', '-c', `eslint.${`${base} + recommended`.replace(/\W+/g, '-')}.config.mjs`, '-o', path.join(dir, 'lint-output.json'), '--format', 'json', 'src'], { cwd: dir, encoding: 'utf8', env: { ...process.env, TIMING: 'all' } });
+    ruleMs.push([...run.stdout.matchAll(/^mrtr-migrate\/\S+\s*\|\s*([\d.]+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0));
+  }
+  const cpuMs = median(results[base].map(r => r.cpu)) * 1000;
+  const own = median(ruleMs) + median(importMs);
+  console.log(`plugin's own time on ${base.padEnd(17)} linting: rules ${median(ruleMs).toFixed(0)} ms + import ${median(importMs).toFixed(0)} ms = ${((own / cpuMs) * 100).toFixed(1)}% of its CPU`);
 }

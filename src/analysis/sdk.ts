@@ -252,7 +252,7 @@ export class SdkResolver {
     this.visiting.add(e);
     let result: ResolvedValue | undefined;
     try {
-      const typed = this.handlerContext(e) ?? this.resolveByType(e);
+      const typed = this.handlerContext(e) ?? this.constructedServer(e) ?? this.resolveByType(e);
       result = typed === 'not-sdk' ? undefined : typed ?? this.resolveBySyntax(e);
     } finally {
       this.visiting.delete(e);
@@ -283,6 +283,47 @@ export class SdkResolver {
     if (!role || fn.parameters.indexOf(parameter) !== role.index) return undefined;
     const ctx: ResolvedValue = { kind: 'context', sdk: role.sdk };
     return ts.isIdentifier(parameter.name) ? ctx : this.resolveBindingElement(decl.nameNode, ctx);
+  }
+
+  /**
+   * A server the syntax alone names for certain: `new McpServer(...)` of the SDK's own import, a
+   * `const` holding one (no type written on it), and its `.server`. The checker could only agree (the
+   * type of such an expression is the SDK class); asking it costs the SDK's declarations for every file
+   * a typed lint run sees (scripts/bench-lint.mjs).
+   */
+  private constructedServer(e: ts.Expression): ResolvedValue | undefined {
+    const ts = this.ts;
+    if (ts.isNewExpression(e)) {
+      const callee = skipOuter(ts, e.expression);
+      const ctor = ts.isIdentifier(callee) || (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) ? this.importedExport(callee) : undefined;
+      if (ctor?.exported === 'McpServer') return { kind: 'mcp-server', sdk: ctor.sdk };
+      if (ctor?.exported === 'Server') return { kind: 'server', sdk: ctor.sdk };
+      return undefined;
+    }
+    if (ts.isPropertyAccessExpression(e)) {
+      const owner = this.constructedServer(skipOuter(ts, e.expression));
+      return owner?.kind === 'mcp-server' ? memberKind(owner, e.name.text) : undefined;
+    }
+    if (!ts.isIdentifier(e)) return undefined;
+    const decl = resolveIdentifier(ts, e);
+    const node = decl?.declaration;
+    if (decl?.kind !== 'const' || !node || !ts.isVariableDeclaration(node) || node.type || !ts.isIdentifier(node.name) || !node.initializer) return undefined;
+    const initializer = skipOuter(ts, node.initializer);
+    return ts.isNewExpression(initializer) ? this.constructedServer(initializer) : undefined;
+  }
+
+  /** `Name` or `ns.Name` bound by an SDK import statement of this file (never through the checker). */
+  private importedExport(e: ts.Identifier | ts.PropertyAccessExpression): SdkImport | undefined {
+    const ts = this.ts;
+    if (ts.isPropertyAccessExpression(e)) {
+      const ns = ts.isIdentifier(e.expression) ? this.imports.get(e.expression.text) : undefined;
+      const local = ns && ts.isIdentifier(e.expression) ? resolveIdentifier(ts, e.expression) : undefined;
+      return ns?.exported === '*' && (!local || local.kind === 'import') ? { exported: e.name.text, module: ns.module, sdk: ns.sdk } : undefined;
+    }
+    const imported = this.imports.get(e.text);
+    if (!imported || imported.exported === '*') return undefined;
+    const decl = resolveIdentifier(ts, e);
+    return !decl || decl.kind === 'import' ? imported : undefined;
   }
 
   /** Type-based resolution: a definite non-SDK type means "not ours" (look-alikes), any/unknown means "ask the syntax". */
