@@ -423,11 +423,18 @@ export function liveness(flow: FunctionFlow, gen: (n: FlowNode) => ReadonlySet<L
   const liveIn = new Map<FlowNode, Set<LocalDecl>>();
   for (const n of flow.nodes) liveIn.set(n, new Set());
   const preds = new Map<FlowNode, FlowNode[]>();
+  const addPred = (to: FlowNode, from: FlowNode): void => {
+    const list = preds.get(to);
+    if (list) list.push(from);
+    else preds.set(to, [from]);
+  };
   for (const n of flow.nodes) {
-    for (const s of n.succ) preds.set(s, [...(preds.get(s) ?? []), n]);
-    if (n.exc) preds.set(n.exc, [...(preds.get(n.exc) ?? []), n]);
+    for (const s of n.succ) addPred(s, n);
+    if (n.exc) addPred(n.exc, n);
   }
-  const work = [...flow.nodes].reverse();
+  // Nodes are built in source order and popped from the end: the last first, as a backward problem
+  // converges fastest.
+  const work = [...flow.nodes];
   const queued = new Set(work);
   while (work.length > 0) {
     const n = work.pop()!;

@@ -390,7 +390,7 @@ export class SdkResolver {
       const member = e.name.text;
       if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return this.resolveThisMember(e, member);
       const owner = this.resolve(e.expression);
-      return owner ? memberKind(owner, member) : undefined;
+      return owner ? memberKind(owner, member) : this.typeLiteralMember(e);
     }
     if (ts.isIdentifier(e)) {
       const decl = resolveIdentifier(ts, e);
@@ -412,6 +412,7 @@ export class SdkResolver {
       if (node.type) {
         const byType = this.resolveTypeNode(node.type);
         if (byType) return byType;
+        if (isTypeLiteral(ts, node.type)) return undefined;
       }
       if (ts.isIdentifier(node.name)) return node.initializer ? this.resolve(node.initializer) : this.resolveLaterAssignment(decl);
       // const { server } = mcpServer / const { mcpReq } = ctx / const { sendRequest } = extra
@@ -459,6 +460,8 @@ export class SdkResolver {
     if (parameter.type) {
       const byType = this.resolveTypeNode(parameter.type);
       if (byType) return ts.isIdentifier(parameter.name) ? byType : this.resolveBindingElement(name, byType);
+      // Whatever the callers pass, the code sees the structure written here (see typeLiteralMember).
+      if (isTypeLiteral(ts, parameter.type)) return undefined;
     }
     const role = this.roles?.contextParam(fn);
     if (role && role.index === index) {
@@ -515,6 +518,25 @@ export class SdkResolver {
     return found;
   }
 
+  /**
+   * `ctx.mcpReq` where `ctx` is a parameter typed with an object type written in place
+   * (`ctx: { mcpReq: ServerContext['mcpReq'] }`): the member's written type. The parameter itself
+   * resolves to nothing, as with the checker, which sees a structure declared in this file, neither an
+   * SDK class nor a context: the generated `clientCapabilitiesOf(ctx, server: { getClientCapabilities(): ... })`
+   * reads capabilities the migrated way, whatever server its callers pass.
+   */
+  private typeLiteralMember(access: ts.PropertyAccessExpression): ResolvedValue | undefined {
+    const ts = this.ts;
+    const owner = skipOuter(ts, access.expression);
+    const decl = ts.isIdentifier(owner) ? resolveIdentifier(ts, owner) : undefined;
+    const node = decl?.declaration;
+    if (!node || !(ts.isParameter(node) || ts.isVariableDeclaration(node)) || !node.type || !ts.isIdentifier(node.name)) return undefined;
+    const literal = skipParentheses(ts, node.type);
+    if (!ts.isTypeLiteralNode(literal)) return undefined;
+    const member = literal.members.find(m => ts.isPropertySignature(m) && m.name && ts.isIdentifier(m.name) && m.name.text === access.name.text);
+    return member && ts.isPropertySignature(member) && member.type ? this.resolveTypeNode(member.type) : undefined;
+  }
+
   /** `createServer()` returning an SDK server built in this file. */
   private resolveCallResult(call: ts.CallExpression): ResolvedValue | undefined {
     const ts = this.ts;
@@ -546,6 +568,11 @@ export class SdkResolver {
       return undefined;
     }
     if (ts.isParenthesizedTypeNode(type)) return this.resolveTypeNode(type.type);
+    // ServerContext['mcpReq']
+    if (ts.isIndexedAccessTypeNode(type) && ts.isLiteralTypeNode(type.indexType) && ts.isStringLiteral(type.indexType.literal)) {
+      const owner = this.resolveTypeNode(type.objectType);
+      return owner && memberKind(owner, type.indexType.literal.text);
+    }
     if (!ts.isTypeReferenceNode(type)) return undefined;
     const name = type.typeName;
     let exported: SdkImport | undefined;
@@ -629,6 +656,15 @@ function isMethodOfSameClass(ts: TS, callee: ts.PropertyAccessExpression, fn: ts
     return cls === owner;
   }
   return false;
+}
+
+function skipParentheses(ts: TS, type: ts.TypeNode): ts.TypeNode {
+  return ts.isParenthesizedTypeNode(type) ? skipParentheses(ts, type.type) : type;
+}
+
+/** `{ ... }` written as a type: a structure of the file, never an SDK class or context to the checker. */
+export function isTypeLiteral(ts: TS, type: ts.TypeNode): boolean {
+  return ts.isTypeLiteralNode(skipParentheses(ts, type));
 }
 
 function memberKind(owner: ResolvedValue, member: string): ResolvedValue | undefined {

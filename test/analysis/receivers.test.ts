@@ -94,6 +94,19 @@ describe('look-alike receivers are never sites', () => {
     expect(found(untyped)).toEqual([]);
   });
 
+  it('a server passed to a parameter typed with an object type written in place (the generated clientCapabilitiesOf)', () => {
+    const { typed, untyped } = analyzeBoth([
+      "import { McpServer, type ClientCapabilities } from '@modelcontextprotocol/server';",
+      "const mcp = new McpServer({ name: 't', version: '1' });",
+      'function capabilitiesOf(server: { getClientCapabilities(): ClientCapabilities | undefined }) {',
+      '  return server.getClientCapabilities();',
+      '}',
+      "mcp.registerTool('t', {}, async () => ({ content: [{ type: 'text', text: String(capabilitiesOf(mcp.server)?.elicitation) }] }));",
+    ].join('\n'));
+    expect(found(typed)).toEqual([]);
+    expect(found(untyped)).toEqual([]);
+  });
+
   it('`sendRequest` / `send` for methods that are not questions', () => {
     const { typed, untyped } = analyzeBoth([
       V1,
@@ -184,6 +197,17 @@ describe('SDK receivers are found however they are reached', () => {
     expect(found(typed)).toEqual(['7 server.elicitInput']);
     expect(typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'no-live-request' });
     expect(found(untyped)).toEqual([]);
+  });
+
+  it("the v2 context's members through a parameter typed in place with the SDK's member types", () => {
+    const { typed, untyped } = analyzeBoth([
+      "import type { ServerContext } from '@modelcontextprotocol/server';",
+      "export async function ask(ctx: { mcpReq: ServerContext['mcpReq'] }) {",
+      "  return ctx.mcpReq.requestSampling({ messages: [], maxTokens: 1 });",
+      '}',
+    ].join('\n'));
+    expect(found(typed)).toEqual(['3 ctx.mcpReq.requestSampling']);
+    expect(found(untyped)).toEqual(['3 ctx.mcpReq.requestSampling']);
   });
 
   it('the v2 context through a typed helper parameter', () => {
