@@ -612,7 +612,7 @@ function requestStateUse(ts: TS, fn: ts.FunctionLikeDeclaration): ts.Node | unde
   const visit = (node: ts.Node): void => {
     if (found) return;
     if (ts.isPropertyAccessExpression(node) && node.name.text === 'requestState' && ts.isCallExpression(node.parent) && node.parent.expression === node) found = node;
-    else if ((ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) && node.name.getText().replace(/['"]/g, '') === 'requestState') found = node;
+    else if ((ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && node.name.text === 'requestState') found = node;
     else node.forEachChild(visit);
   };
   if (fn.body) visit(fn.body);

@@ -199,8 +199,17 @@ interface RefCounts {
   writeNodes: ts.Identifier[];
 }
 
+/** Per function: every question of a handler asks for its references again (read only, not changed). */
+const referenceCounts = new WeakMap<ts.FunctionLikeDeclaration, Map<LocalDecl, RefCounts>>();
+
 /** How often each local of the function is read and written. */
 function referencesIn(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, RefCounts> {
+  let counts = referenceCounts.get(fn);
+  if (!counts) referenceCounts.set(fn, (counts = countReferences(ts, fn)));
+  return counts;
+}
+
+function countReferences(ts: TS, fn: ts.FunctionLikeDeclaration): Map<LocalDecl, RefCounts> {
   const counts = new Map<LocalDecl, RefCounts>();
   forEachValueIdentifier(ts, fn, id => {
     const decl = resolveIdentifier(ts, id);
