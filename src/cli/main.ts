@@ -1,11 +1,5 @@
 #!/usr/bin/env node
 import { invocation } from './invocation.js';
-import { runCli } from './run.js';
+import { runIsolated } from './isolate.js';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  cwd: process.cwd(),
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  invokedAs: invocation(process.argv[1], process.cwd()),
-});
+process.exitCode = await runIsolated(process.argv.slice(2), invocation(process.argv[1], process.cwd()));

@@ -1,6 +1,6 @@
 import type { ProgressEvent } from '../project/migrate.js';
 
-const PHASES: Record<ProgressEvent['phase'], string> = {
+export const PHASES: Record<ProgressEvent['phase'], string> = {
   read: 'reading',
   'sdk-upgrade': 'upgrading v1 code',
   rewrite: 'rewriting',

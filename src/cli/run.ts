@@ -15,7 +15,9 @@ import { renderSarif } from '../report/sarif.js';
 import { summarize } from '../report/summary.js';
 import { renderDiffs, renderTerminalSummary } from '../report/terminal.js';
 import { parseCliArgs, USAGE, type CliArgs, type ReportFormat } from './args.js';
+import { EXIT } from './exitCodes.js';
 import { createProgress } from './progress.js';
+import type { ProgressEvent } from '../project/migrate.js';
 
 export interface CliIo {
   cwd: string;
@@ -24,9 +26,38 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** How the user started the CLI, to print commands that work the same way (see invocation.ts); default `npx mrtr-migrate`. */
   invokedAs?: string;
+  /**
+   * Where SIGINT / SIGTERM come from: `listen` from the first write on, `stop` once the report is out.
+   * Default: this process's own signals (a worker thread gets its own from the main thread, isolate.ts).
+   */
+  signals?: SignalSource;
+  /** Told each phase as it starts (isolate.ts names it if the run runs out of memory). */
+  onPhase?: (phase: ProgressEvent['phase']) => void;
 }
 
-export const EXIT = { ok: 0, leftToMigrate: 1, failed: 2, interrupted: 130, terminated: 143 } as const;
+export interface SignalSource {
+  listen(onSignal: (name: NodeJS.Signals) => void): void;
+  stop(): void;
+}
+
+const PROCESS_SIGNALS: SignalSource = (() => {
+  let listener: ((name: NodeJS.Signals) => void) | undefined;
+  return {
+    listen(onSignal) {
+      listener = onSignal;
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+    },
+    stop() {
+      if (!listener) return;
+      process.off('SIGINT', listener);
+      process.off('SIGTERM', listener);
+      listener = undefined;
+    },
+  };
+})();
+
+export { EXIT };
 
 /** The CLI as a function: arguments in, exit code out; everything printed goes through `io`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -52,7 +83,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   const reportPaths = reportFiles(io.cwd, args.report, args.formats);
   const progress = createProgress(io.stderr, { enabled: args.progress, ci: isCi(io.env) });
-  const interruption = interruptions();
+  const interruption = interruptions(io.signals ?? PROCESS_SIGNALS);
   let report: RunReport;
   try {
     report = await migrate({
@@ -70,6 +101,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // Before the write stage nothing has been written: Ctrl-C may end the process at once.
       onProgress: event => {
         if (event.phase === 'write') interruption.arm();
+        io.onPhase?.(event.phase);
         progress.update(event);
       },
       signal: interruption.signal,
@@ -106,7 +138,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
  * from the first write on keeps Ctrl-C immediate while nothing has been written; once armed, the
  * listeners stay until the report is out, so a second Ctrl-C cannot cut a write in half.
  */
-function interruptions(): { signal: AbortSignal; arm(): void; disarm(): void } {
+function interruptions(signals: SignalSource): { signal: AbortSignal; arm(): void; disarm(): void } {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     if (!controller.signal.aborted) controller.abort(name);
@@ -117,14 +149,12 @@ function interruptions(): { signal: AbortSignal; arm(): void; disarm(): void } {
     arm() {
       if (armed) return;
       armed = true;
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      signals.listen(onSignal);
     },
     disarm() {
       if (!armed) return;
       armed = false;
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      signals.stop();
       // Writes are synchronous and finish before a signal is handled; this is the guarantee, not the usual path.
       removePendingTemps();
     },

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { changedFiles, makeProject, read, runCli, snapshot } from './helpers.js';
@@ -149,6 +149,19 @@ describe('files the run must not break', () => {
     expect(run.code).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('inputRequired');
     expect(run.stdout).toMatch(/✗ src\/http\.ts:\d+: the official v1-to-v2 upgrade left 1 type error\(s\) outside the request handlers \(line \d+: TS7006: Parameter 'sessionId'/);
+  });
+
+  it('says it ran out of memory, in which phase, and what to do, instead of ending with V8\'s stack; nothing is written', () => {
+    const dir = makeProject('v2-server', { nodeModules: true, git: true });
+    const before = snapshot(dir);
+    // Far too little for the compiler and the SDK's declarations; the main thread needs almost none.
+    const run = runCli(dir, [], { NODE_OPTIONS: '--max-old-space-size=48' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^mrtr-migrate: the run ran out of memory while (reading|rewriting) \(the JavaScript heap limit is \d+ MB\) and was stopped\. Nothing was written\.$/m);
+    expect(run.stderr).toContain('NODE_OPTIONS=--max-old-space-size=8192');
+    expect(run.stderr).not.toMatch(/FATAL ERROR|Native stack trace|internal error/);
+    expect(changedFiles(before, snapshot(dir))).toEqual([]);
+    expect(existsSync(path.join(dir, 'mrtr-migrate-report.md'))).toBe(false);
   });
 
   it('keeps CRLF line endings and the byte order mark of a file', () => {

@@ -20,6 +20,8 @@ import { typeErrorsOf } from '../typeCheck.js';
  */
 export function plan(run: RunState): void {
   const { project, live } = run;
+  // Analysing is the first half of rewriting, to the user.
+  run.progress({ phase: 'rewrite', done: 0, total: live.length });
   // Files whose analysis needs no checker (a second run on migrated code) need no program: the plan
   // builds it when another file needs it, and otherwise only something that asks does (a transform,
   // the check of a rewrite). Built late, it still holds the files as planned: those rewritten since

@@ -1,0 +1,86 @@
+import { getHeapStatistics } from 'node:v8';
+import { Worker } from 'node:worker_threads';
+import type { ProgressEvent } from '../project/migrate.js';
+import { EXIT } from './exitCodes.js';
+import { PHASES } from './progress.js';
+
+/** What the main thread hands the worker (worker.ts). */
+export interface WorkerInput {
+  argv: string[];
+  cwd: string;
+  invokedAs: string;
+  stderrIsTTY: boolean;
+  columns: number | undefined;
+  /** Int32 flags: [0] the run listens for SIGINT / SIGTERM (it is writing), [1] the phase it is in (1-based, PHASES order). */
+  shared: SharedArrayBuffer;
+}
+
+/**
+ * The CLI runs in a worker thread. Some projects' types need more memory than the JavaScript heap
+ * allows (tsc --noEmit runs out on them too): out of memory, V8 ends the whole process with its own
+ * stack trace and no word of what happened. In a worker it ends the worker only, and this thread
+ * says what ran out, in which phase, whether anything was written, and what to do.
+ *
+ * Signals reach the main thread only: while the run writes it listens, and SIGINT / SIGTERM are
+ * passed on (the run stops before the next file, run.ts); before that the signal ends the process
+ * at once, as it would without the worker.
+ */
+export function runIsolated(argv: string[], invokedAs: string): Promise<number> {
+  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const input: WorkerInput = {
+    argv, cwd: process.cwd(), invokedAs, stderrIsTTY: process.stderr.isTTY === true, columns: process.stderr.columns, shared: shared.buffer as SharedArrayBuffer,
+  };
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: input });
+  const onSignal = (name: NodeJS.Signals): void => {
+    if (Atomics.load(shared, 0) === 1) {
+      worker.postMessage({ signal: name });
+      return;
+    }
+    stopListening();
+    process.kill(process.pid, name);
+  };
+  const stopListening = (): void => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  return new Promise(resolve => {
+    let failure: (Error & { code?: string }) | undefined;
+    worker.on('error', error => {
+      failure = error;
+    });
+    worker.on('exit', code => {
+      stopListening();
+      if (failure?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        process.stderr.write(outOfMemory(phaseOf(Atomics.load(shared, 1)), Atomics.load(shared, 0) === 1));
+        resolve(EXIT.failed);
+      } else if (failure) {
+        process.stderr.write(`mrtr-migrate: internal error: ${failure.message.split('\n')[0]} (please report this with the command you ran)\n`);
+        resolve(EXIT.failed);
+      } else {
+        resolve(code);
+      }
+    });
+  });
+}
+
+function phaseOf(index: number): ProgressEvent['phase'] | undefined {
+  return (Object.keys(PHASES) as ProgressEvent['phase'][])[index - 1];
+}
+
+function outOfMemory(phase: ProgressEvent['phase'] | undefined, writing: boolean): string {
+  const limit = Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024);
+  const more = Math.max(8192, Math.ceil((limit * 2) / 1024) * 1024);
+  const where = phase ? ` while ${PHASES[phase]}` : '';
+  const written = writing
+    ? 'It had started writing: files written before it stopped are complete (each is written whole), the others unchanged; the report was not written, so check `git status`.'
+    : 'Nothing was written.';
+  return [
+    `mrtr-migrate: the run ran out of memory${where} (the JavaScript heap limit is ${limit} MB) and was stopped. ${written}`,
+    'The compiler holds the types of every file the run parses and of what they import; for some projects that is more than the limit (tsc --noEmit on them runs out too).',
+    `Run it on part of the project at a time (one package or folder: mrtr-migrate packages/one), or give Node more memory: NODE_OPTIONS=--max-old-space-size=${more}.`,
+    '',
+  ].join('\n');
+}

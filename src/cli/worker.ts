@@ -1,0 +1,61 @@
+import { writeSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ProgressEvent } from '../project/migrate.js';
+import type { WorkerInput } from './isolate.js';
+import { PHASES } from './progress.js';
+import { runCli, type SignalSource } from './run.js';
+
+// The CLI in the worker thread isolate.ts starts: its signals come as messages from the main thread,
+// which reads the shared flags to know whether the run listens and which phase it is in.
+const input = workerData as WorkerInput;
+const shared = new Int32Array(input.shared);
+const PHASE_ORDER = Object.keys(PHASES) as ProgressEvent['phase'][];
+
+let onSignal: ((name: NodeJS.Signals) => void) | undefined;
+parentPort!.on('message', (message: { signal?: NodeJS.Signals }) => {
+  if (message.signal) onSignal?.(message.signal);
+});
+parentPort!.unref();
+
+const signals: SignalSource = {
+  listen(handler) {
+    onSignal = handler;
+    Atomics.store(shared, 0, 1);
+  },
+  stop() {
+    onSignal = undefined;
+    Atomics.store(shared, 0, 0);
+  },
+};
+
+/**
+ * Written to the process's own file descriptor, at once: a worker's process.stdout / stderr reach
+ * the terminal only when its event loop turns, and the run holds it for seconds at a time (progress
+ * would show up at the end). A pipe the reader has not emptied yet answers EAGAIN: wait and go on.
+ */
+function writer(fd: number): (text: string) => boolean {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  return text => {
+    let rest = Buffer.from(text);
+    while (rest.length > 0) {
+      try {
+        rest = rest.subarray(writeSync(fd, rest));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        Atomics.wait(pause, 0, 0, 5);
+      }
+    }
+    return true;
+  };
+}
+
+process.exitCode = await runCli(input.argv, {
+  cwd: input.cwd,
+  stdout: { write: writer(1) },
+  // The terminal is the main thread's: its width and whether it is one come from there.
+  stderr: { isTTY: input.stderrIsTTY, columns: input.columns, write: writer(2) },
+  env: process.env,
+  invokedAs: input.invokedAs,
+  signals,
+  onPhase: phase => Atomics.store(shared, 1, PHASE_ORDER.indexOf(phase) + 1),
+});
