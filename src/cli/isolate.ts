@@ -30,7 +30,8 @@ export function runIsolated(argv: string[], invokedAs: string): Promise<number> 
   const input: WorkerInput = {
     argv, cwd: process.cwd(), invokedAs, stderrIsTTY: process.stderr.isTTY === true, columns: process.stderr.columns, shared: shared.buffer as SharedArrayBuffer,
   };
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: input });
+  // argv too: what reads process.argv in the worker (picocolors' --no-color) sees the user's arguments.
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { argv, workerData: input });
   const onSignal = (name: NodeJS.Signals): void => {
     if (Atomics.load(shared, 0) === 1) {
       worker.postMessage({ signal: name });
