@@ -210,23 +210,26 @@ export class SdkResolver {
 
   /** The SDK export a name or `ns.Name` expression refers to, when it is one. */
   sdkExport(expr: ts.Expression): SdkImport | undefined {
+    const e = skipOuter(this.ts, expr);
+    return this.importedExport(e) ?? (this.checker ? this.exportFromChecker(e) : undefined);
+  }
+
+  /** `Name` or `ns.Name` bound by an SDK import (or `require`) of this file that nothing shadows: no checker needed. */
+  private importedExport(e: ts.Expression): SdkImport | undefined {
     const ts = this.ts;
-    const e = skipOuter(ts, expr);
+    // A local declaration shadowing the import is not the import.
+    const unshadowed = (id: ts.Identifier): boolean => {
+      const decl = resolveIdentifier(ts, id);
+      return !decl || decl.kind === 'import' || ts.isSourceFile(decl.scope) || isRequireDeclaration(ts, decl);
+    };
     if (ts.isIdentifier(e)) {
       const imported = this.imports.get(e.text);
-      if (imported && imported.exported !== '*') {
-        const decl = resolveIdentifier(ts, e);
-        // A local declaration shadowing the import is not the import.
-        if (!decl || decl.kind === 'import' || ts.isSourceFile(decl.scope) || isRequireDeclaration(ts, decl)) return imported;
-      }
-      if (this.checker) return this.exportFromChecker(e);
-      return undefined;
+      return imported && imported.exported !== '*' && unshadowed(e) ? imported : undefined;
     }
     if (ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression)) {
       const ns = this.imports.get(e.expression.text);
-      if (ns && ns.exported === '*') return { exported: e.name.text, module: ns.module, sdk: ns.sdk };
+      return ns?.exported === '*' && unshadowed(e.expression) ? { exported: e.name.text, module: ns.module, sdk: ns.sdk } : undefined;
     }
-    if (this.checker) return this.exportFromChecker(e);
     return undefined;
   }
 
@@ -277,7 +280,8 @@ export class SdkResolver {
     if (!ts.isIdentifier(e)) return undefined;
     const decl = resolveIdentifier(ts, e);
     const parameter = decl?.declaration;
-    if (!parameter || !ts.isParameter(parameter) || parameter.type || ts.getJSDocType(parameter)) return undefined;
+    // A type written in place does not change what the SDK passes (its own context): only a named type is asked of the checker.
+    if (!parameter || !ts.isParameter(parameter) || (parameter.type && !isTypeLiteral(ts, parameter.type)) || ts.getJSDocType(parameter)) return undefined;
     const fn = parameter.parent;
     const role = isFunctionLike(ts, fn) ? this.roles.contextParam(fn) : undefined;
     if (!role || fn.parameters.indexOf(parameter) !== role.index) return undefined;
@@ -286,20 +290,14 @@ export class SdkResolver {
   }
 
   /**
-   * A server the syntax alone names for certain: `new McpServer(...)` of the SDK's own import, a
+   * A server the syntax alone names for certain: `new McpServer(...)` of the SDK's own import (or `require`), a
    * `const` holding one (no type written on it), and its `.server`. The checker could only agree (the
    * type of such an expression is the SDK class); asking it costs the SDK's declarations for every file
    * a typed lint run sees (scripts/bench-lint.mjs).
    */
   private constructedServer(e: ts.Expression): ResolvedValue | undefined {
     const ts = this.ts;
-    if (ts.isNewExpression(e)) {
-      const callee = skipOuter(ts, e.expression);
-      const ctor = ts.isIdentifier(callee) || (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression)) ? this.importedExport(callee) : undefined;
-      if (ctor?.exported === 'McpServer') return { kind: 'mcp-server', sdk: ctor.sdk };
-      if (ctor?.exported === 'Server') return { kind: 'server', sdk: ctor.sdk };
-      return undefined;
-    }
+    if (ts.isNewExpression(e)) return serverOf(this.importedExport(skipOuter(ts, e.expression)));
     if (ts.isPropertyAccessExpression(e)) {
       const owner = this.constructedServer(skipOuter(ts, e.expression));
       return owner?.kind === 'mcp-server' ? memberKind(owner, e.name.text) : undefined;
@@ -310,20 +308,6 @@ export class SdkResolver {
     if (decl?.kind !== 'const' || !node || !ts.isVariableDeclaration(node) || node.type || !ts.isIdentifier(node.name) || !node.initializer) return undefined;
     const initializer = skipOuter(ts, node.initializer);
     return ts.isNewExpression(initializer) ? this.constructedServer(initializer) : undefined;
-  }
-
-  /** `Name` or `ns.Name` bound by an SDK import statement of this file (never through the checker). */
-  private importedExport(e: ts.Identifier | ts.PropertyAccessExpression): SdkImport | undefined {
-    const ts = this.ts;
-    if (ts.isPropertyAccessExpression(e)) {
-      const ns = ts.isIdentifier(e.expression) ? this.imports.get(e.expression.text) : undefined;
-      const local = ns && ts.isIdentifier(e.expression) ? resolveIdentifier(ts, e.expression) : undefined;
-      return ns?.exported === '*' && (!local || local.kind === 'import') ? { exported: e.name.text, module: ns.module, sdk: ns.sdk } : undefined;
-    }
-    const imported = this.imports.get(e.text);
-    if (!imported || imported.exported === '*') return undefined;
-    const decl = resolveIdentifier(ts, e);
-    return !decl || decl.kind === 'import' ? imported : undefined;
   }
 
   /** Type-based resolution: a definite non-SDK type means "not ours" (look-alikes), any/unknown means "ask the syntax". */
@@ -380,12 +364,7 @@ export class SdkResolver {
 
   private resolveBySyntax(e: ts.Expression): ResolvedValue | undefined {
     const ts = this.ts;
-    if (ts.isNewExpression(e)) {
-      const ctor = this.sdkExport(e.expression);
-      if (ctor?.exported === 'McpServer') return { kind: 'mcp-server', sdk: ctor.sdk };
-      if (ctor?.exported === 'Server') return { kind: 'server', sdk: ctor.sdk };
-      return undefined;
-    }
+    if (ts.isNewExpression(e)) return serverOf(this.sdkExport(e.expression));
     if (ts.isPropertyAccessExpression(e)) {
       const member = e.name.text;
       if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return this.resolveThisMember(e, member);
@@ -460,14 +439,15 @@ export class SdkResolver {
     if (parameter.type) {
       const byType = this.resolveTypeNode(parameter.type);
       if (byType) return ts.isIdentifier(parameter.name) ? byType : this.resolveBindingElement(name, byType);
-      // Whatever the callers pass, the code sees the structure written here (see typeLiteralMember).
-      if (isTypeLiteral(ts, parameter.type)) return undefined;
     }
     const role = this.roles?.contextParam(fn);
     if (role && role.index === index) {
       const ctx: ResolvedValue = { kind: 'context', sdk: role.sdk };
       return ts.isIdentifier(parameter.name) ? ctx : this.resolveBindingElement(name, ctx);
     }
+    // A helper's parameter typed in place: whatever the callers pass, the code sees the structure
+    // written here (see typeLiteralMember).
+    if (parameter.type && isTypeLiteral(ts, parameter.type)) return undefined;
     // A helper's parameter: whatever its callers pass in that position.
     for (const call of this.callsOf(fn)) {
       const arg = call.arguments[index];
@@ -527,12 +507,8 @@ export class SdkResolver {
    */
   private typeLiteralMember(access: ts.PropertyAccessExpression): ResolvedValue | undefined {
     const ts = this.ts;
-    const owner = skipOuter(ts, access.expression);
-    const decl = ts.isIdentifier(owner) ? resolveIdentifier(ts, owner) : undefined;
-    const node = decl?.declaration;
-    if (!node || !(ts.isParameter(node) || ts.isVariableDeclaration(node)) || !node.type || !ts.isIdentifier(node.name)) return undefined;
-    const literal = skipParentheses(ts, node.type);
-    if (!ts.isTypeLiteralNode(literal)) return undefined;
+    const literal = typeWrittenInPlace(ts, access.expression);
+    if (!literal) return undefined;
     const member = literal.members.find(m => ts.isPropertySignature(m) && m.name && ts.isIdentifier(m.name) && m.name.text === access.name.text);
     return member && ts.isPropertySignature(member) && member.type ? this.resolveTypeNode(member.type) : undefined;
   }
@@ -658,6 +634,13 @@ function isMethodOfSameClass(ts: TS, callee: ts.PropertyAccessExpression, fn: ts
   return false;
 }
 
+/** What `new <ctor>(...)` builds, for the SDK's two server classes. */
+function serverOf(ctor: SdkImport | undefined): ResolvedValue | undefined {
+  if (ctor?.exported === 'McpServer') return { kind: 'mcp-server', sdk: ctor.sdk };
+  if (ctor?.exported === 'Server') return { kind: 'server', sdk: ctor.sdk };
+  return undefined;
+}
+
 function skipParentheses(ts: TS, type: ts.TypeNode): ts.TypeNode {
   return ts.isParenthesizedTypeNode(type) ? skipParentheses(ts, type.type) : type;
 }
@@ -665,6 +648,15 @@ function skipParentheses(ts: TS, type: ts.TypeNode): ts.TypeNode {
 /** `{ ... }` written as a type: a structure of the file, never an SDK class or context to the checker. */
 export function isTypeLiteral(ts: TS, type: ts.TypeNode): boolean {
   return ts.isTypeLiteralNode(skipParentheses(ts, type));
+}
+
+/** The object type written in place on the declaration of `name` (`server: { getClientCapabilities(): ... }`), if any. */
+export function typeWrittenInPlace(ts: TS, name: ts.Expression): ts.TypeLiteralNode | undefined {
+  const e = skipOuter(ts, name);
+  const node = ts.isIdentifier(e) ? resolveIdentifier(ts, e)?.declaration : undefined;
+  if (!node || !(ts.isParameter(node) || ts.isVariableDeclaration(node)) || !node.type || !ts.isIdentifier(node.name)) return undefined;
+  const type = skipParentheses(ts, node.type);
+  return ts.isTypeLiteralNode(type) ? type : undefined;
 }
 
 function memberKind(owner: ResolvedValue, member: string): ResolvedValue | undefined {

@@ -2,8 +2,7 @@ import type * as ts from 'typescript';
 import { analyzeFile, type FileAnalysis } from './analyze.js';
 import { callbackFunction } from './handlers.js';
 import { mightContainSites } from './prefilter.js';
-import { isTypeLiteral, QUESTION_METHODS, SdkResolver, skipOuter } from './sdk.js';
-import { resolveIdentifier } from './scope.js';
+import { QUESTION_METHODS, SdkResolver, skipOuter, typeWrittenInPlace } from './sdk.js';
 import { IGNORE_DIRECTIVE } from './suppressions.js';
 import type { TS } from './types.js';
 
@@ -53,7 +52,9 @@ function namesPushApi(tsApi: TS, sourceFile: ts.SourceFile, resolver: SdkResolve
       const callee = skipOuter(tsApi, node.expression);
       if (tsApi.isPropertyAccessExpression(callee)) {
         const method = callee.name.text;
-        if (SITE_METHODS.has(method) && !isSdkExport(tsApi, callee.expression, resolver) && !typedInPlace(tsApi, callee.expression)) named = true;
+        // A receiver typed in place (the generated clientCapabilitiesOf's `server: { getClientCapabilities(): ... }`)
+        // is that structure to the checker, not the SDK's.
+        if (SITE_METHODS.has(method) && !isSdkExport(tsApi, callee.expression, resolver) && !typeWrittenInPlace(tsApi, callee.expression)) named = true;
         if ((method === 'send' || method === 'request') && requestTypedOnly(tsApi, node.arguments[0])) named = true;
       }
     }
@@ -73,17 +74,6 @@ function isMethodOfRequest(tsApi: TS, literal: ts.StringLiteralLike): boolean {
 function isSdkExport(tsApi: TS, receiver: ts.Expression, resolver: SdkResolver): boolean {
   const e = skipOuter(tsApi, receiver);
   return tsApi.isIdentifier(e) && resolver.sdkExport(e) !== undefined;
-}
-
-/**
- * A receiver declared with an object type written in place (`server: { getClientCapabilities(): ... }`,
- * as in the generated `clientCapabilitiesOf`): the checker sees that structure, not the SDK's.
- */
-function typedInPlace(tsApi: TS, receiver: ts.Expression): boolean {
-  const e = skipOuter(tsApi, receiver);
-  const declaration = tsApi.isIdentifier(e) ? resolveIdentifier(tsApi, e)?.declaration : undefined;
-  return !!declaration && (tsApi.isParameter(declaration) || tsApi.isVariableDeclaration(declaration)) &&
-    tsApi.isIdentifier(declaration.name) && !!declaration.type && isTypeLiteral(tsApi, declaration.type);
 }
 
 /**

@@ -11,8 +11,41 @@ export interface WorkerInput {
   invokedAs: string;
   stderrIsTTY: boolean;
   columns: number | undefined;
-  /** Int32 flags: [0] the run listens for SIGINT / SIGTERM (it is writing), [1] the phase it is in (1-based, PHASES order). */
-  shared: SharedArrayBuffer;
+  /** The memory of its RunFlags. */
+  flags: SharedArrayBuffer;
+}
+
+type Phase = ProgressEvent['phase'];
+const PHASE_ORDER = Object.keys(PHASES) as Phase[];
+
+/**
+ * What the worker tells the main thread in shared memory rather than by message: the worker may be
+ * busy for seconds when a signal comes, or gone (out of memory) before a message is read.
+ */
+export class RunFlags {
+  private readonly slots: Int32Array;
+
+  constructor(readonly buffer = new SharedArrayBuffer(8)) {
+    this.slots = new Int32Array(buffer);
+  }
+
+  /** Whether the run listens for SIGINT / SIGTERM: it is writing. */
+  get writing(): boolean {
+    return Atomics.load(this.slots, 0) === 1;
+  }
+
+  set writing(on: boolean) {
+    Atomics.store(this.slots, 0, on ? 1 : 0);
+  }
+
+  /** The phase the run is in. */
+  get phase(): Phase | undefined {
+    return PHASE_ORDER[Atomics.load(this.slots, 1) - 1];
+  }
+
+  set phase(phase: Phase) {
+    Atomics.store(this.slots, 1, PHASE_ORDER.indexOf(phase) + 1);
+  }
 }
 
 /**
@@ -26,14 +59,14 @@ export interface WorkerInput {
  * at once, as it would without the worker.
  */
 export function runIsolated(argv: string[], invokedAs: string): Promise<number> {
-  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const flags = new RunFlags();
   const input: WorkerInput = {
-    argv, cwd: process.cwd(), invokedAs, stderrIsTTY: process.stderr.isTTY === true, columns: process.stderr.columns, shared: shared.buffer as SharedArrayBuffer,
+    argv, cwd: process.cwd(), invokedAs, stderrIsTTY: process.stderr.isTTY === true, columns: process.stderr.columns, flags: flags.buffer,
   };
   // argv too: what reads process.argv in the worker (picocolors' --no-color) sees the user's arguments.
   const worker = new Worker(new URL('./worker.js', import.meta.url), { argv, workerData: input });
   const onSignal = (name: NodeJS.Signals): void => {
-    if (Atomics.load(shared, 0) === 1) {
+    if (flags.writing) {
       worker.postMessage({ signal: name });
       return;
     }
@@ -55,7 +88,7 @@ export function runIsolated(argv: string[], invokedAs: string): Promise<number> 
     worker.on('exit', code => {
       stopListening();
       if (failure?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        process.stderr.write(outOfMemory(phaseOf(Atomics.load(shared, 1)), Atomics.load(shared, 0) === 1));
+        process.stderr.write(outOfMemory(flags.phase, flags.writing));
         resolve(EXIT.failed);
       } else if (failure) {
         process.stderr.write(`mrtr-migrate: internal error: ${failure.message.split('\n')[0]} (please report this with the command you ran)\n`);
@@ -67,12 +100,8 @@ export function runIsolated(argv: string[], invokedAs: string): Promise<number> 
   });
 }
 
-function phaseOf(index: number): ProgressEvent['phase'] | undefined {
-  return (Object.keys(PHASES) as ProgressEvent['phase'][])[index - 1];
-}
-
 /** What the main thread prints when the worker ran out of memory. */
-export function outOfMemory(phase: ProgressEvent['phase'] | undefined, writing: boolean): string {
+export function outOfMemory(phase: Phase | undefined, writing: boolean): string {
   const limit = Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024);
   const more = Math.max(8192, Math.ceil((limit * 2) / 1024) * 1024);
   const where = phase ? ` while ${PHASES[phase]}` : '';

@@ -27,7 +27,7 @@ export interface CliIo {
   /** How the user started the CLI, to print commands that work the same way (see invocation.ts); default `npx mrtr-migrate`. */
   invokedAs?: string;
   /**
-   * Where SIGINT / SIGTERM come from: `listen` from the first write on, `stop` once the report is out.
+   * Where SIGINT / SIGTERM come from, listened to from the first write until the report is out.
    * Default: this process's own signals (a worker thread gets its own from the main thread, isolate.ts).
    */
   signals?: SignalSource;
@@ -35,27 +35,17 @@ export interface CliIo {
   onPhase?: (phase: ProgressEvent['phase']) => void;
 }
 
-export interface SignalSource {
-  listen(onSignal: (name: NodeJS.Signals) => void): void;
-  stop(): void;
-}
+/** Calls `onSignal` for each SIGINT / SIGTERM until the function it returns is called. */
+export type SignalSource = (onSignal: (name: NodeJS.Signals) => void) => () => void;
 
-const PROCESS_SIGNALS: SignalSource = (() => {
-  let listener: ((name: NodeJS.Signals) => void) | undefined;
-  return {
-    listen(onSignal) {
-      listener = onSignal;
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-    },
-    stop() {
-      if (!listener) return;
-      process.off('SIGINT', listener);
-      process.off('SIGTERM', listener);
-      listener = undefined;
-    },
+const processSignals: SignalSource = onSignal => {
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   };
-})();
+};
 
 export { EXIT };
 
@@ -83,7 +73,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   const reportPaths = reportFiles(io.cwd, args.report, args.formats);
   const progress = createProgress(io.stderr, { enabled: args.progress, ci: isCi(io.env) });
-  const interruption = interruptions(io.signals ?? PROCESS_SIGNALS);
+  const interruption = interruptions(io.signals ?? processSignals);
   let report: RunReport;
   try {
     report = await migrate({
@@ -143,18 +133,16 @@ function interruptions(signals: SignalSource): { signal: AbortSignal; arm(): voi
   const onSignal = (name: NodeJS.Signals) => {
     if (!controller.signal.aborted) controller.abort(name);
   };
-  let armed = false;
+  let stop: (() => void) | undefined;
   return {
     signal: controller.signal,
     arm() {
-      if (armed) return;
-      armed = true;
-      signals.listen(onSignal);
+      stop ??= signals(onSignal);
     },
     disarm() {
-      if (!armed) return;
-      armed = false;
-      signals.stop();
+      if (!stop) return;
+      stop();
+      stop = undefined;
       // Writes are synchronous and finish before a signal is handled; this is the guarantee, not the usual path.
       removePendingTemps();
     },

@@ -1,15 +1,12 @@
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ProgressEvent } from '../project/migrate.js';
-import type { WorkerInput } from './isolate.js';
-import { PHASES } from './progress.js';
+import { RunFlags, type WorkerInput } from './isolate.js';
 import { runCli, type SignalSource } from './run.js';
 
 // The CLI in the worker thread isolate.ts starts: its signals come as messages from the main thread,
 // which reads the shared flags to know whether the run listens and which phase it is in.
 const input = workerData as WorkerInput;
-const shared = new Int32Array(input.shared);
-const PHASE_ORDER = Object.keys(PHASES) as ProgressEvent['phase'][];
+const flags = new RunFlags(input.flags);
 
 let onSignal: ((name: NodeJS.Signals) => void) | undefined;
 parentPort!.on('message', (message: { signal?: NodeJS.Signals }) => {
@@ -17,15 +14,13 @@ parentPort!.on('message', (message: { signal?: NodeJS.Signals }) => {
 });
 parentPort!.unref();
 
-const signals: SignalSource = {
-  listen(handler) {
-    onSignal = handler;
-    Atomics.store(shared, 0, 1);
-  },
-  stop() {
+const signals: SignalSource = handler => {
+  onSignal = handler;
+  flags.writing = true;
+  return () => {
     onSignal = undefined;
-    Atomics.store(shared, 0, 0);
-  },
+    flags.writing = false;
+  };
 };
 
 /**
@@ -57,5 +52,7 @@ process.exitCode = await runCli(input.argv, {
   env: process.env,
   invokedAs: input.invokedAs,
   signals,
-  onPhase: phase => Atomics.store(shared, 1, PHASE_ORDER.indexOf(phase) + 1),
+  onPhase: phase => {
+    flags.phase = phase;
+  },
 });

@@ -199,6 +199,19 @@ describe('SDK receivers are found however they are reached', () => {
     expect(found(untyped)).toEqual([]);
   });
 
+  it('a handler\'s context parameter typed in place: the SDK passes its own context whatever the type says', () => {
+    const { typed, untyped } = analyzeBoth([
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "const mcp = new McpServer({ name: 't', version: '1' });",
+      "mcp.registerTool('t', {}, async (ctx: { mcpReq: { elicitInput(p: object): Promise<{ action: string }> } }) => {",
+      "  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'ok?', requestedSchema: { type: 'object', properties: {} } });",
+      "  return { content: [{ type: 'text', text: answer.action }] };",
+      '});',
+    ].join('\n'));
+    expect(found(typed)).toEqual(['4 ctx.mcpReq.elicitInput']);
+    expect(found(untyped)).toEqual(['4 ctx.mcpReq.elicitInput']);
+  });
+
   it("the v2 context's members through a parameter typed in place with the SDK's member types", () => {
     const { typed, untyped } = analyzeBoth([
       "import type { ServerContext } from '@modelcontextprotocol/server';",

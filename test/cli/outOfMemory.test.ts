@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outOfMemory } from '../../src/cli/isolate.js';
+import { outOfMemory, RunFlags } from '../../src/cli/isolate.js';
 
 // The message itself; test/cli/edge-cases.test.ts runs the CLI out of memory for real.
 describe('the out-of-memory message', () => {
@@ -16,5 +16,18 @@ describe('the out-of-memory message', () => {
 
   it('says files may have been written once the write stage had started', () => {
     expect(outOfMemory('write', true)).toMatch(/It had started writing: .*check `git status`/);
+  });
+});
+
+describe('the flags the worker shares with the main thread', () => {
+  it('are read in one thread as the other wrote them', () => {
+    const worker = new RunFlags();
+    const main = new RunFlags(worker.buffer);
+    expect([main.writing, main.phase]).toEqual([false, undefined]);
+    worker.phase = 'verify';
+    worker.writing = true;
+    expect([main.writing, main.phase]).toEqual([true, 'verify']);
+    worker.writing = false;
+    expect(main.writing).toBe(false);
   });
 });
