@@ -697,8 +697,8 @@ function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string |
     if (!rename) return 'the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).';
     if ('problem' in rename) return `${rename.problem}.`;
   }
-  if (handler.registration !== 'setRequestHandler' && handler.name === undefined) {
-    return 'the tool / prompt / resource name is not a string literal; the state binding needs it.';
+  if (handler.registration !== 'setRequestHandler' && handler.name === undefined && handler.nameExpression === undefined) {
+    return 'the tool / prompt / resource name is neither a string literal nor a constant the handler reads unchanged (a const, an `as const` or enum member, an unassigned parameter); the state binding needs it.';
   }
   if (handler.registration === 'setRequestHandler') {
     const request = fn.parameters[0];

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { isAssignedIn, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, Registration, SdkGeneration, TS } from './types.js';
 
@@ -38,7 +38,8 @@ function handlerOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRes
   if (!fn) return undefined;
   const sdk = receiver.sdk;
   const first = call.arguments[0];
-  const literalName = first && ts.isStringLiteralLike(first) ? first.text : undefined;
+  const registered = first && registeredName(ts, first, fn, resolver.checker);
+  const literalName = registered?.name;
 
   switch (registration) {
     case 'registerTool': {
@@ -70,8 +71,53 @@ function handlerOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRes
   return undefined;
 
   function make(fn: ts.FunctionLikeDeclaration, method: string, name: string | undefined, ctxParamIndex: number, argsParamIndex: number | undefined): Handler {
-    return { fn, registration, registrationCall: call, method, name, ctxParamIndex, argsParamIndex, receiver: callee.expression, sdk: sdk as SdkGeneration };
+    const nameExpression = registration === 'setRequestHandler' ? undefined : registered?.expression;
+    return { fn, registration, registrationCall: call, method, name, nameExpression, ctxParamIndex, argsParamIndex, receiver: callee.expression, sdk: sdk as SdkGeneration };
   }
+}
+
+/**
+ * The name a tool / prompt / resource is registered under, when the handler can read the same value
+ * on every request: a string literal, or an expression that cannot change after the registration
+ * and that the handler sees unshadowed (a `const`, a member of an `as const` object or of an enum,
+ * a parameter of a registrar function that is never assigned). Found by syntax, so lint with and
+ * without types agrees, except for an imported name, which only the checker can read.
+ */
+function registeredName(ts: TS, arg: ts.Expression, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): { name: string | undefined; expression: ts.Expression | undefined } | undefined {
+  const e = skipOuter(ts, arg);
+  if (ts.isStringLiteralLike(e)) return { name: e.text, expression: undefined };
+  const root = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) ? e.expression : undefined;
+  const decl = root && resolveIdentifier(ts, root);
+  // The handler reads the expression when it runs: its root must mean the same there.
+  if (!root || !decl || resolveName(ts, root.text, fn.body ?? fn) !== decl) return undefined;
+  if (decl.kind === 'import') {
+    // Declared in another module (`import { TOOL_NAME } from './names.js'`): only the checker can tell
+    // that it holds one string, by its type being that string's literal type.
+    const type = checker?.getTypeAtLocation(e);
+    return type?.isStringLiteral() ? { name: type.value, expression: e } : undefined;
+  }
+  const initializer = ts.isVariableDeclaration(decl.declaration) && decl.declaration.initializer ? decl.declaration.initializer : undefined;
+  const literal = (node: ts.Expression | undefined) => {
+    const inner = node && skipOuter(ts, node);
+    return inner && ts.isStringLiteralLike(inner) ? inner.text : undefined;
+  };
+  if (e === root) {
+    if (decl.kind === 'const') return { name: literal(initializer), expression: e };
+    if (decl.kind === 'parameter' && !(decl.declaration as ts.ParameterDeclaration).dotDotDotToken && !isAssignedIn(ts, decl.scope, decl)) return { name: undefined, expression: e };
+    return undefined;
+  }
+  const member = (e as ts.PropertyAccessExpression).name.text;
+  if (decl.kind === 'enum' && ts.isEnumDeclaration(decl.declaration)) {
+    const value = literal(decl.declaration.members.find(m => ts.isIdentifier(m.name) && m.name.text === member)?.initializer);
+    return value === undefined ? undefined : { name: value, expression: e };
+  }
+  // An object's members can be assigned later; `as const` makes them readonly.
+  if (decl.kind !== 'const' || !initializer || !ts.isAsExpression(initializer) || initializer.type.getText() !== 'const') return undefined;
+  const object = skipOuter(ts, initializer);
+  if (!ts.isObjectLiteralExpression(object)) return undefined;
+  const property = object.properties.find(p => ts.isPropertyAssignment(p) && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === member);
+  const value = property && ts.isPropertyAssignment(property) ? literal(property.initializer) : undefined;
+  return value === undefined ? undefined : { name: value, expression: e };
 }
 
 /** The function a callback argument denotes: inline, or a function / const arrow declared elsewhere in the file. */

@@ -469,8 +469,16 @@ function describe(input: LiveLocalsInput, decl: LocalDecl, firstRead: ts.Identif
     return fallback;
   }
   const sourceFile = input.fn.getSourceFile();
+  // The type the user wrote reads better than the checker's expansion of it, where it names only
+  // what module scope sees (`const params: ElicitRequestFormParams = ...`).
+  const written = ts.isVariableDeclaration(declaration) && declaration.type && type === declared ? declaration.type : undefined;
+  const named = written && typeNameability(ts, checker, written, sourceFile);
+  if (named && named.problem === undefined && named.imports.length === 0) {
+    return { type: written.getText(sourceFile), jsonness: jsonnessOfType(ts, checker, type), typeImports: [] };
+  }
   const printed = checker.typeToString(type, sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
-  const { problem, imports } = typeNameability(ts, checker, type, sourceFile);
+  const node = checker.typeToTypeNode(type, sourceFile, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.UseAliasDefinedOutsideCurrentScope);
+  const { problem, imports } = node ? typeNameability(ts, checker, node, sourceFile) : { problem: undefined, imports: [] };
   return { type: printed, jsonness: jsonnessOfType(ts, checker, type), typeProblem: problem, typeImports: imports };
 }
 
@@ -485,12 +493,11 @@ function syntacticType(ts: TS, init: ts.Expression | undefined): string | undefi
 }
 
 /**
- * The state type is declared at module scope, so every named type in a carried local's type must
+ * The state type is declared at module scope, so every named type in a carried local's type (the
+ * type node written or printed for it) must
  * be visible there: declared at top level, imported, global, or exported by the SDK (imported then).
  */
-function typeNameability(ts: TS, checker: ts.TypeChecker, type: ts.Type, sourceFile: ts.SourceFile): { problem: string | undefined; imports: string[] } {
-  const node = checker.typeToTypeNode(type, sourceFile, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.UseAliasDefinedOutsideCurrentScope);
-  if (!node) return { problem: undefined, imports: [] };
+function typeNameability(ts: TS, checker: ts.TypeChecker, node: ts.TypeNode, sourceFile: ts.SourceFile): { problem: string | undefined; imports: string[] } {
   const inScope = new Set(checker.getSymbolsInScope(sourceFile, ts.SymbolFlags.Type | ts.SymbolFlags.Namespace | ts.SymbolFlags.Alias).map(s => s.getName()));
   const names = new Set<string>();
   const visit = (n: ts.Node): void => {

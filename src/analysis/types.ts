@@ -43,8 +43,14 @@ export interface Handler {
   registrationCall: ts.CallExpression;
   /** `tools/call`, `prompts/get`, `resources/read`, or another method string (custom methods included). */
   method: string;
-  /** Tool / prompt / resource name when written as a literal. */
+  /** Tool / prompt / resource name, when its value is known: written as a literal, or a constant's literal. */
   name: string | undefined;
+  /**
+   * The registration's name expression, when it is not a literal but the handler reads the same value
+   * on every request (`TOOL_NAME`, `Tools.Delete`, a registrar's `name` parameter): the state is
+   * bound to it at run time.
+   */
+  nameExpression: ts.Expression | undefined;
   /** Index of the context (`extra` / `ctx`) parameter in the callback's signature. */
   ctxParamIndex: number;
   /** Index of the arguments parameter, when the callback receives arguments. */

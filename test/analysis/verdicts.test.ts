@@ -720,3 +720,52 @@ ${extra}
     expect(ask3!.helperSplits).toEqual([]);
   });
 });
+
+describe('registration names that are not literals', () => {
+  const tool = (name: string, params = '{ who }') =>
+    `server.registerTool(${name}, { inputSchema: z.object({ who: z.string() }) }, async (${params}, ctx) => { const a = await ctx.mcpReq.elicitInput(${FORM}); return { content: [{ type: 'text' as const, text: who + a.action }] }; });`;
+  const cases: Array<[string, string[], string]> = [
+    ['a module const', ["const NAME = 'greet';", tool('NAME')], 'migrate'],
+    ['an `as const` member', ["const TOOLS = { greet: 'greet' } as const;", tool('TOOLS.greet')], 'migrate'],
+    ['an enum member', ["enum Tools { Greet = 'greet' }", tool('Tools.Greet')], 'migrate'],
+    ["a registrar's unassigned parameter", ['function register(name: string) {', tool('name'), '}', "register('greet');"], 'migrate'],
+    ['a let, which may change after the registration', ["let name = 'greet';", tool('name'), "name = 'other';"], 'refuse:unsupported-construct'],
+    ['a member of a mutable object', ["const TOOLS = { greet: 'greet' };", tool('TOOLS.greet')], 'refuse:unsupported-construct'],
+    ['a parameter that is assigned', ['function register(name: string) {', "  name = name + '_v2';", tool('name'), '}'], 'refuse:unsupported-construct'],
+    ['a const the handler shadows', ["const who = 'greet';", tool('who')], 'refuse:unsupported-construct'],
+  ];
+  for (const [what, lines, verdict] of cases) {
+    it(`${what}: ${verdict}, with and without the checker`, () => {
+      const { typed, untyped } = analyzeBoth([...V2, ...lines].join('\n'));
+      expect(typed.sites.map(s => verdictNotation(s.verdict).replace(/:review$/, ''))).toEqual([verdict]);
+      expect(untyped.sites.map(s => verdictNotation(s.verdict).replace(/:review$/, ''))).toEqual([verdict]);
+      if (verdict !== 'migrate') expect(hint(typed.sites[0]!)).toMatch(/^the tool \/ prompt \/ resource name is neither a string literal nor a constant/);
+    });
+  }
+});
+
+describe('registration names imported from another module', () => {
+  const names = (declaration: string) => ({
+    'names.ts': declaration,
+    'server.ts': [...V2, "import { TOOL } from './names.js';",
+      `server.registerTool(TOOL, {}, async (ctx) => { const a = await ctx.mcpReq.elicitInput(${FORM}); return { content: [{ type: 'text' as const, text: a.action }] }; });`].join('\n'),
+  });
+  const typedSites = (declaration: string) => {
+    const { program, sourceFiles } = snippetsProgram(names(declaration));
+    return analyzeFile({ ts, sourceFile: sourceFiles[1]!, program }).sites;
+  };
+
+  it('an exported const: the checker reads its value and the site migrates; without types it is refused', () => {
+    const sites = typedSites("export const TOOL = 'greet';");
+    expect(sites.map(s => verdictNotation(s.verdict).replace(/:review$/, ''))).toEqual(['migrate']);
+    expect(sites[0]!.context.type === 'handler' && sites[0]!.context.handler.name).toBe('greet');
+    const untyped = analyzeSnippet(names("export const TOOL = 'greet';")['server.ts'], { typed: false, fileName: 'server.ts' });
+    expect(untyped.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+  });
+
+  it('an exported let holds any string: refused with the checker too', () => {
+    const sites = typedSites("export let TOOL = 'greet';");
+    expect(sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+    expect(hint(sites[0]!)).toMatch(/^the tool \/ prompt \/ resource name is neither a string literal nor a constant/);
+  });
+});

@@ -140,7 +140,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     for (const split of imported) if (!ts.isMethodDeclaration(split.fn)) edits.push(...importedPartsEdits(ts, sourceFile, split, helperNames.get(split)!, checker));
     const constructions = new Set<ts.NewExpression>();
     for (const plan of analysis.plans) {
-      const stateTypeName = names.take(`${pascalCase(plan.handler.name ?? plan.handler.method.replace('/', ' '))}State`);
+      const stateTypeName = names.take(`${pascalCase(stateTypeStem(ts, plan.handler))}State`);
       const env = { ts, sourceFile, text, newline, unit, literals, module: moduleNames, stateTypeName, checker, helperNames };
       const rewrite = plan.urlThrows.length > 0 ? rewriteUrlHandler(env, plan) : rewriteHandler(env, plan);
       rewrites.set(plan, rewrite);
@@ -319,6 +319,19 @@ function unusedAfterSplit(ts: TS, sourceFile: ts.SourceFile, splits: readonly He
 }
 
 const MARKER = 'mrtr-migrate:';
+
+/**
+ * What a handler's state type is named after: its tool / prompt / resource name, else the registrar
+ * function whose parameter names it (`registerWaiver` → RegisterWaiverState), else its method.
+ */
+function stateTypeStem(ts: TS, handler: Handler): string {
+  if (handler.name !== undefined) return handler.name;
+  let registrar: ts.Node | undefined = handler.nameExpression && handler.registrationCall.parent;
+  while (registrar && !ts.isFunctionLike(registrar)) registrar = registrar.parent;
+  const named = registrar && (ts.isFunctionDeclaration(registrar) || ts.isMethodDeclaration(registrar)) ? registrar.name
+    : registrar && ts.isVariableDeclaration(registrar.parent) ? registrar.parent.name : undefined;
+  return named && ts.isIdentifier(named) ? named.text : handler.method.replace('/', ' ');
+}
 
 /** `// mrtr-migrate: <reason> — <hint>` above each refused site's statement, once. */
 function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals: Array<[number, number]>, newline: string): Edit[] {

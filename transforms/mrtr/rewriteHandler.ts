@@ -141,7 +141,7 @@ export function uniqueStep(preferred: string, used: Set<string>): string {
 /** The tool / prompt / resource name the state is bound to. */
 export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
   const h = plan.handler;
-  if (h.registration !== 'setRequestHandler') return quoteLike(env.text, h.name!);
+  if (h.registration !== 'setRequestHandler') return h.nameExpression ? h.nameExpression.getText(env.sourceFile) : quoteLike(env.text, h.name!);
   const request = (fn.parameters[0]!.name as ts.Identifier).text;
   return h.method === 'resources/read' ? `${request}.params.uri` : `${request}.params.name`;
 }
