@@ -10,7 +10,7 @@ import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator } from './generate.js';
 import { BLANK_LINE, chunk, condition, line, render, START, type Chunk, type Piece, type StepTest } from './pieces.js';
 import {
-  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, guardEdit, helperPartCall, LocalNames, quoteLike, widenReturnType,
+  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, quoteLike, widenReturnType,
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
 import { caseLabelName, indentAt, type Edit } from './text.js';
@@ -79,7 +79,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
-  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes);
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes, firstParameterName(plan.handler));
   const guards = plan.guards.map(site => guardEdit(env, site, ctxName));
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
@@ -1032,7 +1032,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   // The handler
 
   const prologue: ts.Statement[] = [
-    gen.comment(gen.declare('const', callVar, gen.await(gen.call(env.module.callDigest, [gen.id(bindingNameExpr(env, plan, fn)), gen.id(bindingArgsExpr(env, plan, fn, addedParams))]))),
+    gen.comment(gen.declare('const', callVar, gen.await(gen.call(env.module.callDigest, [gen.id(bindingNameExpr(env, plan, fn, addedParams)), gen.id(bindingArgsExpr(env, plan, fn, addedParams))]))),
       `Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`),
     gen.declare('const', stateVar, gen.call(`${ctxName}.mcpReq.requestState`, [], [gen.type(env.stateTypeName)])),
     gen.stmt(gen.call(env.module.assertState, [gen.id(stateVar), gen.id(callVar)])),

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import type { Site, TS } from '../../src/analysis/types.js';
+import type { Handler, Site, TS } from '../../src/analysis/types.js';
 import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
@@ -139,11 +139,23 @@ export function uniqueStep(preferred: string, used: Set<string>): string {
 }
 
 /** The tool / prompt / resource name the state is bound to. */
-export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration): string {
+export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const h = plan.handler;
   if (h.registration !== 'setRequestHandler') return h.nameExpression ? h.nameExpression.getText(env.sourceFile) : quoteLike(env.text, h.name!);
-  const request = (fn.parameters[0]!.name as ts.Identifier).text;
+  const request = parameterName(fn, 0, added);
   return h.method === 'resources/read' ? `${request}.params.uri` : `${request}.params.name`;
+}
+
+/** A parameter's name: as declared (an identifier: the analysis refuses patterns here), or as ensureParameter added it. */
+function parameterName(fn: ts.FunctionLikeDeclaration, index: number, added: Map<number, string>): string {
+  const parameter = fn.parameters[index];
+  return parameter ? (parameter.name as ts.Identifier).text : added.get(index)!;
+}
+
+/** What a handler's first parameter is called where the rewrite adds it to bind the state to it. */
+export function firstParameterName(handler: Handler): string {
+  if (handler.registration === 'setRequestHandler') return 'request';
+  return handler.method === 'resources/read' ? 'url' : '_args';
 }
 
 /** A string literal in the file's quote style. */
@@ -158,7 +170,7 @@ export function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.Funct
   const { ts } = env;
   const h = plan.handler;
   if (h.registration === 'setRequestHandler') {
-    const request = (fn.parameters[0]!.name as ts.Identifier).text;
+    const request = parameterName(fn, 0, added);
     return h.method === 'resources/read' ? 'null' : `${request}.params.arguments ?? null`;
   }
   if (h.ctxParamIndex === 0) return 'null';
@@ -191,7 +203,7 @@ export function widenReturnType(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: 
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
  * name; missing ones are added (`_args`, `ctx`).
  */
-export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>, sdkTypes?: Set<string>): string {
+export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>, sdkTypes?: Set<string>, firstName = '_args'): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
@@ -201,7 +213,7 @@ export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: 
   const names: string[] = [];
   const declared: string[] = [];
   for (let i = fn.parameters.length; i <= index; i++) {
-    const name = i === index ? locals.take(preferred) : locals.take(i === 0 ? '_args' : `_arg${i}`);
+    const name = i === index ? locals.take(preferred) : locals.take(i === 0 ? firstName : `_arg${i}`);
     names.push(name);
     declared.push(annotate ? `${name}: ${i === index ? 'ServerContext' : 'unknown'}` : name);
     added.set(i, name);

@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import type { HandlerPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import type { TS } from '../../src/analysis/types.js';
-import { bindingArgsExpr, bindingNameExpr, ensureParameter, LocalNames, quoteLike, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
+import { bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, LocalNames, quoteLike, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, type Edit } from './text.js';
 
 /** The message UrlElicitationRequiredError uses when given none (SDK v1 and v2, one elicitation). */
@@ -27,7 +27,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
   const sdkTypes = new Set(['InputRequest', 'ElicitRequestURLParams']);
-  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes);
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes, firstParameterName(plan.handler));
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
   const answerVar = locals.take('urlResponse');
@@ -74,7 +74,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
   const u = env.unit;
   const header = [
     `// Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`,
-    `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn)}, ${bindingArgsExpr(env, plan, fn, addedParams)});`,
+    `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn, addedParams)}, ${bindingArgsExpr(env, plan, fn, addedParams)});`,
     `const ${stateVar} = ${ctxName}.mcpReq.requestState<${env.stateTypeName}>();`,
     `${env.module.assertState}(${stateVar}, ${callVar});`,
     `if (${stateVar} !== undefined) {`,
