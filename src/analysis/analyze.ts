@@ -267,7 +267,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       if (foreign && !crossFile) {
         return refused('unsupported-construct', `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).`);
       }
-      const problem = helperCallProblem(ts, caller, split.name);
+      const problem = helperCallProblem(ts, caller, split.name, checker);
       if (problem) return refused('unsupported-construct', `${problem} (${at}).`);
       const context = contexts.contextOf(caller);
       let verdict: Verdict;

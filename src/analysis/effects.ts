@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import { buildFlow, type FlowNode } from './cfg.js';
 import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { skipOuter } from './sdk.js';
+import { isPureCallee, OUTCOME_NEUTRAL_NAMESPACES, PURE_CONSTRUCTORS } from './purity.js';
 import type { TS } from './types.js';
 
 /**
@@ -9,22 +10,6 @@ import type { TS } from './types.js';
  * the client never retries, what the original code did after the question never happens. Such
  * sites are still rewritten, tagged `review`.
  */
-
-const PURE_GLOBAL_CALLS = new Set([
-  'String', 'Number', 'Boolean', 'parseInt', 'parseFloat', 'isNaN', 'isFinite', 'encodeURIComponent', 'decodeURIComponent',
-  'encodeURI', 'decodeURI', 'structuredClone', 'Symbol', 'BigInt',
-]);
-const PURE_NAMESPACES = new Set(['JSON', 'Math', 'Object', 'Array', 'Number', 'String', 'Date', 'Promise', 'console', 'z', 'path']);
-const IMPURE_NAMESPACE_MEMBERS = new Set(['assign', 'defineProperty', 'defineProperties', 'setPrototypeOf', 'freeze', 'seal']);
-const PURE_CONSTRUCTORS = new Set(['Date', 'Map', 'Set', 'URL', 'URLSearchParams', 'Error', 'TypeError', 'RangeError', 'RegExp', 'Array', 'Object', 'TextEncoder', 'TextDecoder', 'ResourceTemplate']);
-/** Methods that only compute (on strings, arrays, numbers) when called on a handler-local value. */
-const PURE_METHODS = new Set([
-  'map', 'filter', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex', 'some', 'every', 'includes',
-  'indexOf', 'lastIndexOf', 'join', 'slice', 'concat', 'flat', 'flatMap', 'at', 'keys', 'values', 'entries', 'toString',
-  'toFixed', 'toPrecision', 'trim', 'trimStart', 'trimEnd', 'toLowerCase', 'toUpperCase', 'split', 'replace', 'replaceAll',
-  'startsWith', 'endsWith', 'padStart', 'padEnd', 'repeat', 'substring', 'charAt', 'charCodeAt', 'localeCompare', 'match',
-  'matchAll', 'test', 'get', 'has', 'toISOString', 'getTime', 'toJSON', 'normalize', 'with', 'toSorted', 'toReversed',
-]);
 
 export function sideEffectsBefore(
   ts: TS,
@@ -51,7 +36,7 @@ export function sideEffectsBefore(
     if (isFunctionLike(ts, node) || ts.isClassLike(node)) return;
     if (isQuestion(node)) return;
     if (ts.isCallExpression(node)) {
-      if (!isPureCall(ts, node, isLocal, checker)) {
+      if (!isEffectFreeCall(ts, node, checker)) {
         note(node, 'call');
         return;
       }
@@ -123,23 +108,13 @@ function codeBefore(ts: TS, fn: ts.FunctionLikeDeclaration, statement: ts.Statem
   return [...seen].filter(n => n.kind === 'plain' && n.ast && !isWithinNode(n.ast, statement)).map(n => n.ast!).sort((a, b) => a.pos - b.pos);
 }
 
-function isPureCall(ts: TS, call: ts.CallExpression, isLocal: (e: ts.Expression) => boolean, checker: ts.TypeChecker | undefined): boolean {
+/** A call that changes nothing a handler's outcome depends on: a pure one from the table, or logging and the like. */
+function isEffectFreeCall(ts: TS, call: ts.CallExpression, checker: ts.TypeChecker | undefined): boolean {
+  if (isPureCallee(ts, call, checker)) return true;
   const callee = skipOuter(ts, call.expression);
-  if (ts.isIdentifier(callee)) return PURE_GLOBAL_CALLS.has(callee.text);
+  if (ts.isIdentifier(callee)) return callee.text === 'Symbol' && resolveIdentifier(ts, callee) === undefined;
   if (!ts.isPropertyAccessExpression(callee)) return false;
-  const name = callee.name.text;
   let root = skipOuter(ts, callee.expression);
   while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = skipOuter(ts, root.expression);
-  if (ts.isIdentifier(root) && PURE_NAMESPACES.has(root.text) && !IMPURE_NAMESPACE_MEMBERS.has(name)) return true;
-  if (PURE_METHODS.has(name) && (isLocal(callee.expression) || ts.isStringLiteralLike(root) || ts.isArrayLiteralExpression(root) || ts.isTemplateExpression(root))) {
-    return true;
-  }
-  // notes.filter(...) on a module-level array: the checker says what the receiver is.
-  if (PURE_METHODS.has(name) && checker) {
-    const receiver = checker.getTypeAtLocation(callee.expression);
-    const isStringOrArray = (t: ts.Type): boolean =>
-      (t.flags & ts.TypeFlags.StringLike) !== 0 || checker.isArrayType(t) || checker.isTupleType(t) || t.getSymbol()?.getName() === 'ReadonlyArray';
-    if (receiver.isUnion() ? receiver.types.every(isStringOrArray) : isStringOrArray(receiver)) return true;
-  }
-  return false;
+  return ts.isIdentifier(root) && OUTCOME_NEUTRAL_NAMESPACES.has(root.text);
 }

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import { isFunctionLike } from './scope.js';
 import { skipOuter } from './sdk.js';
+import { isPureExpression } from './purity.js';
 import type { ControlFlowTag, TS } from './types.js';
 
 /**
@@ -222,38 +223,5 @@ function evaluatedBefore(ts: TS, node: ts.Node, child: ts.Node): ts.Node[] {
   return before;
 }
 
-/** Expressions with no side effects: names, literals, property reads, function values. */
-export function isPureExpression(ts: TS, node: ts.Node): boolean {
-  if (ts.isIdentifier(node) || ts.isLiteralExpression(node) || ts.isNoSubstitutionTemplateLiteral(node) ||
-      node.kind === ts.SyntaxKind.ThisKeyword || node.kind === ts.SyntaxKind.TrueKeyword ||
-      node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword ||
-      ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isRegularExpressionLiteral(node)) {
-    return true;
-  }
-  if (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isNonNullExpression(node) ||
-      ts.isSatisfiesExpression(node) || ts.isTypeOfExpression(node)) {
-    return isPureExpression(ts, node.expression);
-  }
-  if (ts.isPropertyAccessExpression(node)) return isPureExpression(ts, node.expression);
-  if (ts.isElementAccessExpression(node)) return isPureExpression(ts, node.expression) && isPureExpression(ts, node.argumentExpression);
-  if (ts.isTemplateExpression(node)) return node.templateSpans.every(span => isPureExpression(ts, span.expression));
-  if (ts.isArrayLiteralExpression(node)) return node.elements.every(e => isPureExpression(ts, e));
-  if (ts.isObjectLiteralExpression(node)) {
-    return node.properties.every(p =>
-      (ts.isPropertyAssignment(p) && !ts.isComputedPropertyName(p.name) && isPureExpression(ts, p.initializer)) ||
-      ts.isShorthandPropertyAssignment(p) || (ts.isSpreadAssignment(p) && isPureExpression(ts, p.expression)) ||
-      ts.isMethodDeclaration(p));
-  }
-  if (ts.isSpreadElement(node)) return isPureExpression(ts, node.expression);
-  if (ts.isPrefixUnaryExpression(node)) {
-    return node.operator !== ts.SyntaxKind.PlusPlusToken && node.operator !== ts.SyntaxKind.MinusMinusToken && isPureExpression(ts, node.operand);
-  }
-  if (ts.isBinaryExpression(node)) {
-    const op = node.operatorToken.kind;
-    if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment) return false;
-    return isPureExpression(ts, node.left) && isPureExpression(ts, node.right);
-  }
-  if (ts.isConditionalExpression(node)) return isPureExpression(ts, node.condition) && isPureExpression(ts, node.whenTrue) && isPureExpression(ts, node.whenFalse);
-  if (ts.isVariableDeclaration(node)) return !node.initializer || isPureExpression(ts, node.initializer);
-  return false;
-}
+/** The table of what only computes lives in purity.ts; the flow code and its importers read it from here too. */
+export { isPureExpression } from './purity.js';

@@ -212,7 +212,7 @@ export function helperExport(ts: TS, fn: ts.FunctionLikeDeclaration): 'declarati
  * the same arguments in both rounds, so the arguments must be free of side effects; and the call
  * must be awaited (or returned) so its answer flows back into the caller.
  */
-export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string): string | undefined {
+export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string, checker: ts.TypeChecker | undefined): string | undefined {
   const callee = skipOuter(ts, call.expression);
   // `confirm(...)`, `this.confirm(...)`, `this.confirmer.confirm(...)`: the parts are called on the same
   // receiver, which each round reads again without side effects.
@@ -221,8 +221,12 @@ export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string)
   }
   if (call.questionDotToken || (ts.isPropertyAccessExpression(callee) && callee.questionDotToken)) return `${name}() is called with \`?.\``;
   if (call.typeArguments?.length) return `${name}() is called with type arguments`;
-  const impure = call.arguments.find(a => !isPureExpression(ts, a));
-  if (impure) return `the argument \`${impure.getText().slice(0, 60)}\` of ${name}() has side effects, and the split parts evaluate the arguments in both rounds`;
+  const impure = call.arguments.find(a => !isPureExpression(ts, a, checker));
+  if (impure) {
+    // Without types only calls on literals and on consts holding them are known to be pure.
+    const effect = checker || !containsCall(ts, impure) ? 'has side effects' : 'may have side effects (lint with type information to tell)';
+    return `the argument \`${impure.getText().slice(0, 60)}\` of ${name}() ${effect}, and the split parts evaluate the arguments in both rounds`;
+  }
   if (call.arguments.some(a => ts.isSpreadElement(a))) return `${name}() is called with a spread argument`;
   if (call.arguments.some(a => a.getText().includes('\n'))) return `an argument of ${name}() spans several lines; hold it in a \`const\` first`;
   return undefined;
@@ -264,6 +268,10 @@ function earlyExit(ts: TS, node: ts.Node): string | undefined {
   let found: string | undefined;
   node.forEachChild(child => { found ??= earlyExit(ts, child); });
   return found;
+}
+
+function containsCall(ts: TS, node: ts.Node): boolean {
+  return ts.isCallExpression(node) || (!isFunctionLike(ts, node) && (node.forEachChild(child => containsCall(ts, child) || undefined) ?? false));
 }
 
 function containsAwait(ts: TS, node: ts.Node, skip?: ts.Node): boolean {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { analyzeSnippet } from './harness.js';
 
 /** Side effects the analysis lists before the (only) question of a v2 tool with `body`. */
-function effects(body: string[], prelude: string[] = [], index = 0): { effects: string[]; verdict: unknown } {
+function effects(body: string[], prelude: string[] = [], index = 0, typed = false): { effects: string[]; verdict: unknown } {
   const text = [
     "import { McpServer } from '@modelcontextprotocol/server';",
     'declare const db: { write(v: string): Promise<void>; read(id: string): Promise<string> };',
@@ -14,7 +14,7 @@ function effects(body: string[], prelude: string[] = [], index = 0): { effects: 
     ...body,
     '});',
   ].join('\n');
-  const site = analyzeSnippet(text, { typed: false }).sites[index]!;
+  const site = analyzeSnippet(text, { typed }).sites[index]!;
   return { effects: site.sideEffectsBefore, verdict: site.verdict };
 }
 
@@ -23,7 +23,7 @@ const END = "  return { content: [{ type: 'text', text: a.action }] };";
 
 describe('side effects before the question', () => {
   it('none for local computation, pure library calls and logging', () => {
-    const result = effects([
+    const body = [
       "  const parts = 'a,b'.split(',');",
       '  const local: string[] = [];',
       '  const joined = parts.map(p => p.trim()).join(JSON.stringify({ n: Math.max(1, 2) }));',
@@ -31,9 +31,12 @@ describe('side effects before the question', () => {
       '  o.k = 2;',
       '  console.error(joined, o, local);',
       ASK, END,
-    ]);
+    ];
+    const result = effects(body, [], 0, true);
     expect(result.effects).toEqual([]);
     expect(result.verdict).toMatchObject({ kind: 'migrate', review: false });
+    // Without types the callback's `p` could be anything with a `trim` of its own.
+    expect(effects(body).effects).toEqual(["call: `parts.map(p => p.trim()).join(JSON.stringify({ n: Math.max(1, 2) }))`"]);
   });
 
   it('calls to other code, module-level writes, updates and deletes are listed, and make the site `review`', () => {

@@ -769,3 +769,26 @@ describe('registration names imported from another module', () => {
     expect(hint(sites[0]!)).toMatch(/^the tool \/ prompt \/ resource name is neither a string literal nor a constant/);
   });
 });
+
+describe('pure calls in what a split helper is given', () => {
+  const server = (prelude: string, argument: string) => [
+    ...V2,
+    prelude,
+    `async function ask(question: string): Promise<boolean> { const a = await server.server.elicitInput(${FORM}); return a.action === 'accept' && question !== ''; }`,
+    `server.registerTool('archive', { inputSchema: z.object({ ids: z.array(z.string()) }) }, async ({ ids }) => { const ok = await ask(${argument}); return { content: [{ type: 'text' as const, text: String(ok) }] }; });`,
+  ].join('\n');
+
+  it('Map lookups, array and string methods and JSON.stringify: migrated with the checker, refused without it as only maybe impure', () => {
+    const { typed, untyped } = analyzeBoth(server("const labels = new Map<string, string>();", '`Archive ${ids.map(id => labels.get(id) ?? id).join(", ")} ${JSON.stringify(ids)}?`'));
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate']);
+    expect(untyped.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+    expect(hint(untyped.sites[0]!)).toMatch(/of ask\(\) may have side effects \(lint with type information to tell\)/);
+  });
+
+  it("a user's class whose get writes: refused, by its type and not its method's name", () => {
+    const prelude = 'class Labels { reads = 0; get(id: string): string { this.reads++; return id; } }\nconst labels = new Labels();';
+    const { typed } = analyzeBoth(server(prelude, '`Archive ${labels.get("a")}?`'));
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+    expect(hint(typed.sites[0]!)).toMatch(/^the argument `.*labels\.get\("a"\).*` of ask\(\) has side effects, and the split parts evaluate the arguments in both rounds/);
+  });
+});
