@@ -4,6 +4,7 @@ import { ContextFinder } from './context.js';
 import { resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
+import { writtenValue } from './requestLocals.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
@@ -623,9 +624,10 @@ function requestStateUse(ts: TS, fn: ts.FunctionLikeDeclaration): ts.Node | unde
 function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefined): Verdict | undefined {
   const raw = f.raw;
   if (raw.api === 'extra.sendRequest' || raw.api === 'ctx.mcpReq.send' || raw.api === 'server.request') {
-    if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params; write it inline.');
+    if (raw.requestChanged) return refuse('unsupported-construct', `the request is built in a local before the call and ${raw.requestChanged}; build it once and leave it as it is until the question.`);
+    if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params, directly or in a local; write it inline.');
   }
-  if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params, checker)) {
+  if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params && writtenValue(ts, raw.params, raw.call, checker), checker)) {
     return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
   }
   if (f.options.problem) return refuse('unsupported-construct', f.options.problem);
@@ -714,7 +716,10 @@ function elicitationIsForm(ts: TS, params: ts.Expression | undefined, checker: t
   if (ts.isObjectLiteralExpression(e)) {
     const spread = e.properties.some(p => ts.isSpreadAssignment(p));
     const mode = e.properties.find(p => ts.isPropertyAssignment(p) && p.name.getText().replace(/['"]/g, '') === 'mode');
-    if (mode && ts.isPropertyAssignment(mode)) return ts.isStringLiteralLike(mode.initializer) && mode.initializer.text === 'form';
+    if (mode && ts.isPropertyAssignment(mode)) {
+      const value = skipOuter(ts, mode.initializer);
+      return ts.isStringLiteralLike(value) && value.text === 'form';
+    }
     if (!spread) return true;
   }
   if (!checker) return false;
@@ -820,7 +825,7 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolverOf: (node:
         ts, checker: rounds.checker, fn: handler.fn, questions, questionOf: rounds.questionOf,
         reevaluated: q => (q.helper && !q.helper.split.identity ? q.helper.split.resultParams.map(p => q.helper!.call.arguments[p]).filter((a): a is ts.Expression => !!a) : []),
         stepFor: (q, statement, form) => preferredStep(ts, q, statement, form),
-        requestSource: q => (q.helper ? undefined : q.raw.kind === 'roots' ? null : q.raw.params),
+        requestSource: q => (q.helper ? undefined : q.raw.kind === 'roots' ? null : q.raw.paramsVia ?? q.raw.params),
         ctxParam: handler.fn.parameters[handler.ctxParamIndex],
       });
       if (isRoundsProblem(planned)) {

@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
 import { QUESTION_METHODS, RESULT_SCHEMA_KINDS, skipOuter, type SdkResolver } from './sdk.js';
+import { followLocal, writtenValue } from './requestLocals.js';
 import type { QuestionKind, SdkGeneration, SiteApi, SiteKind, TS } from './types.js';
 
 /** A push-style call (or URL-elicitation throw, or capability read) found in a file, before classification. */
@@ -16,6 +17,10 @@ export interface RawSite {
   options: ts.Expression | undefined;
   /** For capability guards: the capability read (`elicitation`, `sampling`, `roots`) when visible. */
   capability?: QuestionKind | undefined;
+  /** A request built in a local before the call: the local, whose `.params` the rewrite asks with. */
+  paramsVia?: ts.Identifier | undefined;
+  /** Why that local may not hold its initializer at the question, when it may not. */
+  requestChanged?: string | undefined;
 }
 
 export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
@@ -56,7 +61,7 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   if (receiver.kind === 'server') {
     switch (method) {
       case 'elicitInput':
-        return { ...base, kind: elicitationKind(ts, args[0]), api: 'server.elicitInput', params: args[0], options: args[1] };
+        return { ...base, kind: elicitationKind(ts, args[0] && writtenValue(ts, args[0], call, resolver.checker)), api: 'server.elicitInput', params: args[0], options: args[1] };
       case 'createMessage':
         return { ...base, kind: 'sampling', api: 'server.createMessage', params: args[0], options: args[1] };
       case 'listRoots':
@@ -71,7 +76,7 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   if (receiver.kind === 'mcp-req') {
     switch (method) {
       case 'elicitInput':
-        return { ...base, kind: elicitationKind(ts, args[0]), api: 'ctx.mcpReq.elicitInput', params: args[0], options: args[1] };
+        return { ...base, kind: elicitationKind(ts, args[0] && writtenValue(ts, args[0], call, resolver.checker)), api: 'ctx.mcpReq.elicitInput', params: args[0], options: args[1] };
       case 'requestSampling':
         return { ...base, kind: 'sampling', api: 'ctx.mcpReq.requestSampling', params: args[0], options: args[1] };
       case 'send':
@@ -112,12 +117,15 @@ function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGen
   const request = call.arguments[0];
   let kind: QuestionKind | undefined;
   let params: ts.Expression | undefined;
-  const literal = request && skipOuter(ts, request);
+  const followed = request && followLocal(ts, request, call, resolver.checker);
+  const literal = followed ? followed.literal : request && skipOuter(ts, request);
   if (literal && ts.isObjectLiteralExpression(literal)) {
     for (const property of literal.properties) {
+      if (ts.isShorthandPropertyAssignment(property) && property.name.text === 'params') params = property.name;
       if (!ts.isPropertyAssignment(property) || !property.name) continue;
       const key = property.name.getText().replace(/['"]/g, '');
-      if (key === 'method' && ts.isStringLiteralLike(property.initializer)) kind = QUESTION_METHODS[property.initializer.text];
+      const value = skipOuter(ts, property.initializer);
+      if (key === 'method' && ts.isStringLiteralLike(value)) kind = QUESTION_METHODS[value.text];
       if (key === 'params') params = property.initializer;
     }
   }
@@ -135,7 +143,8 @@ function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGen
   }
   if (!kind) return undefined;
   const siteKind: SiteKind = kind === 'elicitation' ? elicitationKind(ts, params) : kind;
-  return { node: call, call, kind: siteKind, api, sdk, params, options };
+  const via = followed && params ? { paramsVia: followed.local, requestChanged: followed.changed } : {};
+  return { node: call, call, kind: siteKind, api, sdk, params, options, ...via };
 }
 
 /** URL-mode elicitation through `elicitInput({ mode: 'url', ... })` is the URL flavour. */
@@ -143,8 +152,8 @@ function elicitationKind(ts: TS, params: ts.Expression | undefined): SiteKind {
   const e = params && skipOuter(ts, params);
   if (e && ts.isObjectLiteralExpression(e)) {
     for (const property of e.properties) {
-      if (ts.isPropertyAssignment(property) && property.name.getText().replace(/['"]/g, '') === 'mode' &&
-          ts.isStringLiteralLike(property.initializer) && property.initializer.text === 'url') {
+      const value = ts.isPropertyAssignment(property) ? skipOuter(ts, property.initializer) : undefined;
+      if (value && property.name?.getText().replace(/['"]/g, '') === 'mode' && ts.isStringLiteralLike(value) && value.text === 'url') {
         return 'url-elicitation';
       }
     }

@@ -22,15 +22,33 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
   let newLine = 0;
   const out = [...after];
   const added = new Set<number>();
+  /** What restoreRun took off each line it restored (by new line index). */
+  const shifts = new Map<number, string>();
+  /** Lines the stage rewrote one for one (`extra.sendRequest` → `ctx.mcpReq.send`): [old start, new start, count]. */
+  const replaced: Array<[number, number, number]> = [];
+  let removedAt: [number, number] | undefined;
   for (const change of changes) {
     const count = change.count ?? change.value.length;
     if (change.added) for (let i = 0; i < count; i++) added.add(newLine + i);
+    if (change.added && removedAt?.[1] === count) replaced.push([removedAt[0], newLine, count]);
+    removedAt = change.removed ? [oldLine, count] : undefined;
     if (change.added) newLine += count;
     else if (change.removed) oldLine += count;
     else {
       restoreRun(before.slice(oldLine, oldLine + count), newLine);
       oldLine += count;
       newLine += count;
+    }
+  }
+  // A rewritten line inside a block the stage moved deeper moves back with it: by the shift of the
+  // restored lines around it, when it is that much deeper than the line it replaced.
+  for (const [oldStart, newStart, count] of replaced) {
+    const around = shifts.get(newStart - 1) ?? shifts.get(newStart + count);
+    if (!around) continue;
+    for (let i = 0; i < count; i++) {
+      const [was, now] = [before[oldStart + i]!, after[newStart + i]!];
+      if (literal.has(newStart + i) || was.trim() === '') continue;
+      if (indent(now) === indent(was) + around) out[newStart + i] = indent(was) + now.trimStart();
     }
   }
   // A raw shape the stage wrapped into `z.object({...})`: its new closing line (`}),`) lines up with
@@ -60,7 +78,10 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
     };
     // A line with a word on it is its own evidence; a lone brace needs a neighbour that moved alike.
     extra.forEach((moved, i) => {
-      if (moved && (/\w/.test(old[i]!) || neighbour(i, -1) === moved || neighbour(i, 1) === moved)) out[start + i] = old[i]!;
+      if (moved && (/\w/.test(old[i]!) || neighbour(i, -1) === moved || neighbour(i, 1) === moved)) {
+        out[start + i] = old[i]!;
+        shifts.set(start + i, moved);
+      }
     });
   }
 }

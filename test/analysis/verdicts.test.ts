@@ -792,3 +792,45 @@ describe('pure calls in what a split helper is given', () => {
     expect(hint(typed.sites[0]!)).toMatch(/^the argument `.*labels\.get\("a"\).*` of ask\(\) has side effects, and the split parts evaluate the arguments in both rounds/);
   });
 });
+
+describe('requests built in a local before the question', () => {
+  const tool = (body: string[]) => [
+    ...V2,
+    'declare function log(value: unknown): void;',
+    "server.registerTool('ask', { inputSchema: z.object({ who: z.string() }) }, async ({ who }, ctx) => {",
+    ...body,
+    "  return { content: [{ type: 'text' as const, text: answer.action }] };",
+    '});',
+  ].join('\n');
+  const REQUEST = "  const request = { method: 'elicitation/create' as const, params: { mode: 'form' as const, message: `Hi ${who}?`, requestedSchema: { type: 'object' as const, properties: {} } } };";
+  const SEND = '  const answer = await ctx.mcpReq.send(request);';
+
+  it('followed to its initializer, cast or not, logged or not: migrated', () => {
+    for (const body of [[REQUEST, SEND], [REQUEST, "  console.error(request.params.message);", '  const answer = await ctx.mcpReq.send(request as Parameters<typeof ctx.mcpReq.send>[0]);']]) {
+      const { typed, untyped } = analyzeBoth(tool(body));
+      expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate']);
+      expect(untyped.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate']);
+    }
+  });
+
+  const changed: Array<[string, string, RegExp]> = [
+    ['a member assigned', '  request.params.message = `Really, ${who}?`;', /`request` has a member assigned \(line \d+\)/],
+    ['handed to a call that may keep or change it', '  log(request);', /`request` is handed to a call \(line \d+\)/],
+    ['held by another reference', '  const alias = request.params;', /`request` is held by another reference \(line \d+\)/],
+  ];
+  for (const [what, line, reason] of changed) {
+    it(`refused when it is ${what} before the question, with that reason`, () => {
+      const { typed, untyped } = analyzeBoth(tool([REQUEST, line, SEND]));
+      for (const analysis of [typed, untyped]) {
+        expect(analysis.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+        expect(hint(analysis.sites[0]!)).toMatch(/^the request is built in a local before the call and /);
+        expect(hint(analysis.sites[0]!)).toMatch(reason);
+      }
+    });
+  }
+
+  it('refused when a let holding it is assigned again', () => {
+    const { typed } = analyzeBoth(tool([REQUEST.replace('const request', 'let request'), "  if (who === '') request = { ...request };", SEND]));
+    expect(hint(typed.sites[0]!)).toMatch(/`request` is assigned again \(line \d+\)/);
+  });
+});

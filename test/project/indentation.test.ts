@@ -31,6 +31,33 @@ describe('indentation the v1-to-v2 stage only moved', () => {
     ));
   });
 
+  it('goes back for a line the stage also rewrote, by the shift of the moved lines around it', () => {
+    const v1 = lines(
+      "server.tool('t', async (extra) => {",
+      "  const request = { method: 'roots/list' as const };",
+      '  const answer = await extra.sendRequest(request, ListRootsResultSchema);',
+      '  return answer;',
+      '});',
+    );
+    const v2 = lines(
+      "server.registerTool('t', {}, async (ctx) => {",
+      "      const request = { method: 'roots/list' as const };",
+      '      const answer = await ctx.mcpReq.send(request, ListRootsResultSchema);',
+      '      return answer;',
+      '});',
+    );
+    expect(restoreIndentation('f.ts', v1, v2)).toBe(lines(
+      "server.registerTool('t', {}, async (ctx) => {",
+      "  const request = { method: 'roots/list' as const };",
+      '  const answer = await ctx.mcpReq.send(request, ListRootsResultSchema);',
+      '  return answer;',
+      '});',
+    ));
+    // A rewritten line that moved by another amount than its neighbours keeps the stage's text.
+    const odd = v2.replace('      const answer', '        const answer');
+    expect(restoreIndentation('f.ts', v1, odd).split('\n')[2]).toBe('        const answer = await ctx.mcpReq.send(request, ListRootsResultSchema);');
+  });
+
   it('goes back for a raw shape wrapped into z.object({...}): its lines and its closing line', () => {
     const shape = lines(
       "server.registerTool('t', {",

@@ -303,7 +303,9 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const raw = q.raw;
     if (raw.kind === 'roots') return gen.call('inputRequired.listRoots', []);
     const params = raw.params;
-    const arg = params ? gen.slot(original(params.getStart(sourceFile), params.getEnd(), guards)) : f.createObjectLiteralExpression();
+    // A request built in a local is asked as the push call sent it: through that local.
+    const arg = raw.paramsVia ? gen.id(`${raw.paramsVia.text}.params`)
+      : params ? gen.slot(original(params.getStart(sourceFile), params.getEnd(), guards)) : f.createObjectLiteralExpression();
     return gen.call(raw.kind === 'sampling' ? 'inputRequired.createMessage' : 'inputRequired.elicit', [arg]);
   };
 

@@ -121,6 +121,7 @@ function pushRequest(env: SplitEnv, split: HelperSplit, statementIndent: string)
   const raw = split.raw;
   if (raw.kind === 'roots') return 'inputRequired.listRoots()';
   const builder = raw.kind === 'sampling' ? 'inputRequired.createMessage' : 'inputRequired.elicit';
+  if (raw.paramsVia) return `${builder}(${raw.paramsVia.text}.params)`;
   if (!raw.params) return `${builder}({})`;
   const start = raw.params.getStart(env.sourceFile);
   const params = reindentProtected(splice(env.text, start, raw.params.getEnd(), [], env.literals), indentAt(env.text, start), statementIndent);
