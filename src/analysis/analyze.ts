@@ -273,7 +273,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       const context = contexts.contextOf(caller);
       let verdict: Verdict;
       if (context.type === 'no-request') {
-        const reason: RefusalReason = context.why === 'detached-task' ? 'detached-task' : context.why === 'fire-and-forget' ? 'fire-and-forget' : context.why === 'other-method' ? 'handler-kind' : 'no-live-request';
+        const reason: RefusalReason = context.why === 'detached-task' ? 'detached-task' : context.why === 'fire-and-forget' ? 'fire-and-forget' : context.why === 'other-method' ? 'handler-kind' : context.why === 'function-value' ? 'unsupported-construct' : 'no-live-request';
         return refused(reason, `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.`);
       } else if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
@@ -402,6 +402,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
         return refuse('handler-kind', context.detail);
       case 'fire-and-forget':
         return refuse('fire-and-forget', context.detail);
+      case 'function-value':
+        return refuse('unsupported-construct', `${context.detail}; questions reached through a function passed as a value are not rewritten yet: migrate by hand.`);
       default:
         return refuse('no-live-request', `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
     }

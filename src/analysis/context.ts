@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
-import { enclosingFunction, isFunctionLike } from './scope.js';
+import { enclosingFunction, isFunctionLike, resolveIdentifier } from './scope.js';
+import { callbackFunction } from './handlers.js';
 import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
@@ -24,6 +25,8 @@ export class ContextFinder {
 
   contextOf(node: ts.Node, seen: Set<ts.Node> = new Set()): SiteContext {
     const ts = this.ts;
+    /** The first function on the way out that is handed to a function of the file, which calls it through a parameter. */
+    let handed: SiteContext | undefined;
     for (let fn = enclosingFunction(ts, node); fn; fn = enclosingFunction(ts, fn)) {
       const handler = this.handlerOf(fn);
       if (handler) return { type: 'handler', handler };
@@ -38,6 +41,7 @@ export class ContextFinder {
         if (callee === 'setNotificationHandler') {
           return { type: 'no-request', why: 'notification-handler', detail: 'notification handlers have no request to answer' };
         }
+        handed ??= handedToParameter(ts, container, parent as ts.Expression);
         continue; // an inline callback (map, then, new Promise, ...): keep walking out
       }
       if (container && (ts.isCallExpression(container) || ts.isNewExpression(container)) && container.expression === parent) {
@@ -55,7 +59,8 @@ export class ContextFinder {
       }
       return this.helperContext(fn, seen);
     }
-    return { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
+    // `register('confirm', async () => await confirm())`: not run at startup, but by whatever register() does with it.
+    return handed ?? { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
   }
 
   /** The handler a function is, in this file or (for callers found through the project index) in another. */
@@ -73,8 +78,10 @@ export class ContextFinder {
     const callers = this.resolverOf(fn.getSourceFile()).callsOf(fn);
     const handlers: Handler[] = [];
     const unreachableFrom: string[] = [];
+    const callerContexts: SiteContext[] = [];
     for (const call of callers) {
       const context = this.contextOf(call, nextSeen);
+      callerContexts.push(context);
       if (context.type === 'handler') {
         if (!handlers.includes(context.handler)) handlers.push(context.handler);
       } else if (context.type === 'helper') {
@@ -97,12 +104,38 @@ export class ContextFinder {
           ? `${name} is exported but no caller was found (callers in other files need type information to follow)`
           : `${name} is never called from a request handler`,
       };
+    } else if (callerContexts.length > 0 && callerContexts.every(c => c.type === 'no-request' && c.why === 'function-value')) {
+      const { handedAt } = callerContexts.find(c => c.type === 'no-request' && c.why === 'function-value') as { handedAt: string };
+      result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${handedAt}`, handedAt };
     } else {
       result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called outside requests: ${unreachableFrom.join('; ')}` };
     }
     if (seen.size === 0) this.memo.set(fn, result);
     return result;
   }
+}
+
+/**
+ * A function literal handed to a function declared in the file that calls the parameter it binds
+ * (`register(name, handler)` whose tool handler calls `handler()`): where it runs is decided there,
+ * through a value the analysis does not follow.
+ */
+function handedToParameter(ts: TS, call: ts.CallExpression, argument: ts.Expression): SiteContext | undefined {
+  const callee = skipOuter(ts, call.expression);
+  if (!ts.isIdentifier(callee)) return undefined;
+  const target = callbackFunction(ts, callee);
+  const parameter = target?.parameters[call.arguments.indexOf(argument)];
+  if (!target?.body || !parameter || !ts.isIdentifier(parameter.name) || parameter.dotDotDotToken) return undefined;
+  const name = parameter.name;
+  const calls = (node: ts.Node): boolean => {
+    const called = ts.isCallExpression(node) ? skipOuter(ts, node.expression) : undefined;
+    if (called && ts.isIdentifier(called) && resolveIdentifier(ts, called)?.nameNode === name) return true;
+    return node.forEachChild(calls) ?? false;
+  };
+  if (!calls(target.body)) return undefined;
+  const line = call.getSourceFile().getLineAndCharacterOfPosition(call.getStart()).line + 1;
+  const handedAt = `in a function handed to ${callee.text}() (${call.getSourceFile().fileName.split('/').pop()}:${line}), which calls it through its parameter \`${name.text}\``;
+  return { type: 'no-request', why: 'function-value', detail: `the question runs ${handedAt}`, handedAt };
 }
 
 function skipParens(ts: TS, node: ts.Node): ts.Node {

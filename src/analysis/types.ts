@@ -64,7 +64,7 @@ export interface Handler {
 export type SiteContext =
   | { type: 'handler'; handler: Handler }
   | { type: 'helper'; helper: ts.FunctionLikeDeclaration; helperName: string; handlers: Handler[]; unreachableFrom: string[] }
-  | { type: 'no-request'; why: NoRequestWhy; detail: string };
+  | { type: 'no-request'; why: NoRequestWhy; detail: string; /** function-value: where the function is handed (`in a function handed to register() ...`). */ handedAt?: string };
 
 export type NoRequestWhy =
   | 'startup'
@@ -73,7 +73,9 @@ export type NoRequestWhy =
   | 'other-method'
   | 'detached-task'
   | 'fire-and-forget'
-  | 'unreachable-helper';
+  | 'unreachable-helper'
+  /** Runs in a function handed as a value to one of the project's functions, which calls it later (a registrar). */
+  | 'function-value';
 
 /** Structural tags for the code around a site, from the site outwards to its function. */
 export type ControlFlowTag =

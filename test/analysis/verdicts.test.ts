@@ -834,3 +834,31 @@ describe('requests built in a local before the question', () => {
     expect(hint(typed.sites[0]!)).toMatch(/`request` is assigned again \(line \d+\)/);
   });
 });
+
+describe('questions reached through a function handed to a registrar', () => {
+  const ASK = `async function confirm(): Promise<string> { const a = await server.server.elicitInput(${FORM}); return a.action; }`;
+  const REGISTRAR = [
+    'const register = (name: string, handler: () => Promise<string>) => {',
+    "  server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));",
+    '};',
+  ];
+
+  it('says where the function goes, not that the module top level runs it', () => {
+    const { typed, untyped } = analyzeBoth([...V2, ASK, ...REGISTRAR, "register('confirm', async () => await confirm());"].join('\n'));
+    for (const analysis of [typed, untyped]) {
+      expect(analysis.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+      expect(hint(analysis.sites[0]!)).toMatch(/^confirm\(\) is called in a function handed to register\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `handler`; questions reached through a function passed as a value are not rewritten yet/);
+    }
+  });
+
+  it('a question written in the function handed to a wrapper says so too', () => {
+    const wrapper = 'const withErrors = (fn: () => Promise<string>) => async () => { try { return { content: [{ type: \'text\' as const, text: await fn() }] }; } catch { return { isError: true, content: [] }; } };';
+    const { typed } = analyzeBoth([...V2, wrapper, `server.registerTool('c', {}, withErrors(async () => (await server.server.elicitInput(${FORM})).action));`].join('\n'));
+    expect(hint(typed.sites[0]!)).toMatch(/^the question runs in a function handed to withErrors\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `fn`/);
+  });
+
+  it('a helper also called at startup keeps that reason', () => {
+    const { typed } = analyzeBoth([...V2, ASK, ...REGISTRAR, "register('confirm', async () => await confirm());", 'void confirm();'].join('\n'));
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:no-live-request']);
+  });
+});
