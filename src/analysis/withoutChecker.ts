@@ -25,8 +25,9 @@ const REGISTRATIONS = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt
  *   request's `method`, no `.send(...)` / `.request(...)` of a request that only types can tell. This
  *   is the prefilter's premise (a site names one of these in its file), read in the code;
  * - it has no ignore comment (one that suppresses nothing is reported, which needs the sites);
- * - every registration whose callback returns `inputRequired(...)` is found by the syntax too: the
- *   handlers reported as already migrated are the same.
+ * - every registration whose callback returns `inputRequired(...)` is found by the syntax too, with
+ *   its tool / prompt / resource name where it has one the checker could read (not one imported from
+ *   another module): the handlers reported as already migrated are the same.
  */
 export function analysisWithoutChecker(tsApi: TS, sourceFile: ts.SourceFile): FileAnalysis | undefined {
   const text = sourceFile.text;
@@ -36,7 +37,9 @@ export function analysisWithoutChecker(tsApi: TS, sourceFile: ts.SourceFile): Fi
   const analysis = analyzeFile({ ts: tsApi, sourceFile });
   if (analysis.sites.length > 0) return undefined;
   const found = new Set(analysis.handlers.map(h => h.registrationCall));
-  return registrationsReturningInputRequired(tsApi, sourceFile).every(call => found.has(call)) ? analysis : undefined;
+  if (!registrationsReturningInputRequired(tsApi, sourceFile).every(call => found.has(call))) return undefined;
+  // A name imported from another module (`registerTool(PAUSE_TOOL, ...)`) is read by the checker only.
+  return analysis.handlers.every(h => h.registration === 'setRequestHandler' || h.name !== undefined || h.nameExpression !== undefined) ? analysis : undefined;
 }
 
 function namesPushApi(tsApi: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): boolean {
