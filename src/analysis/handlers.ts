@@ -81,21 +81,30 @@ function handlerOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRes
  * on every request: a string literal, or an expression that cannot change after the registration
  * and that the handler sees unshadowed (a `const`, a member of an `as const` object or of an enum,
  * a parameter of a registrar function that is never assigned). Found by syntax, so lint with and
- * without types agrees, except for an imported name, which only the checker can read.
+ * without types agrees, except for what only the checker can read: an imported name, an element of
+ * a constant object typed with literal types.
  */
 function registeredName(ts: TS, arg: ts.Expression, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): { name: string | undefined; expression: ts.Expression | undefined } | undefined {
   const e = skipOuter(ts, arg);
   if (ts.isStringLiteralLike(e)) return { name: e.text, expression: undefined };
+  const syntactic = constantName(ts, e, fn);
+  if (syntactic || !checker) return syntactic;
+  // With the checker: a name whose type is one string's literal type can hold no other (`TOOLS['reserve']`,
+  // `import { TOOL_NAME } from './names.js'`), read through a constant the handler sees unshadowed.
+  let root: ts.Expression = e;
+  while (ts.isPropertyAccessExpression(root) || (ts.isElementAccessExpression(root) && ts.isStringLiteralLike(root.argumentExpression))) root = skipOuter(ts, root.expression);
+  const decl = ts.isIdentifier(root) ? resolveIdentifier(ts, root) : undefined;
+  if (!decl || !['const', 'import', 'enum'].includes(decl.kind) || resolveName(ts, (root as ts.Identifier).text, fn.body ?? fn) !== decl) return undefined;
+  const type = checker.getTypeAtLocation(e);
+  return type.isStringLiteral() ? { name: type.value, expression: e } : undefined;
+}
+
+/** A name the syntax can show constant: a `const`, an `as const` or enum member, a registrar's unassigned parameter. */
+function constantName(ts: TS, e: ts.Expression, fn: ts.FunctionLikeDeclaration): { name: string | undefined; expression: ts.Expression | undefined } | undefined {
   const root = ts.isIdentifier(e) ? e : ts.isPropertyAccessExpression(e) && ts.isIdentifier(e.expression) ? e.expression : undefined;
   const decl = root && resolveIdentifier(ts, root);
   // The handler reads the expression when it runs: its root must mean the same there.
   if (!root || !decl || resolveName(ts, root.text, fn.body ?? fn) !== decl) return undefined;
-  if (decl.kind === 'import') {
-    // Declared in another module (`import { TOOL_NAME } from './names.js'`): only the checker can tell
-    // that it holds one string, by its type being that string's literal type.
-    const type = checker?.getTypeAtLocation(e);
-    return type?.isStringLiteral() ? { name: type.value, expression: e } : undefined;
-  }
   const initializer = ts.isVariableDeclaration(decl.declaration) && decl.declaration.initializer ? decl.declaration.initializer : undefined;
   const literal = (node: ts.Expression | undefined) => {
     const inner = node && skipOuter(ts, node);

@@ -763,6 +763,15 @@ describe('registration names imported from another module', () => {
     expect(untyped.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
   });
 
+  it("an `as const` element read with a literal key: only the checker reads it", () => {
+    const text = [...V2, "const TOOLS = { 'greet-user': 'greet' } as const;",
+      `server.registerTool(TOOLS['greet-user'], {}, async (ctx) => { const a = await ctx.mcpReq.elicitInput(${FORM}); return { content: [{ type: 'text' as const, text: a.action }] }; });`].join('\n');
+    const { typed, untyped } = analyzeBoth(text);
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate']);
+    expect(typed.handlers[0]!.name).toBe('greet');
+    expect(untyped.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+  });
+
   it('an exported let holds any string: refused with the checker too', () => {
     const sites = typedSites("export let TOOL = 'greet';");
     expect(sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
