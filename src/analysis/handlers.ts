@@ -14,8 +14,7 @@ export function discoverHandlers(ts: TS, sourceFile: ts.SourceFile, resolver: Sd
   const handlers: Handler[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
-      const handler = handlerOfRegistration(ts, node, resolver);
-      if (handler) handlers.push(handler);
+      handlers.push(...handlersOfRegistration(ts, node, resolver));
     }
     node.forEachChild(visit);
   };
@@ -23,22 +22,72 @@ export function discoverHandlers(ts: TS, sourceFile: ts.SourceFile, resolver: Sd
   return handlers;
 }
 
-function handlerOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkResolver): Handler | undefined {
+/** The handlers a registration call registers: its callback, or the functions its registrar is given. */
+function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkResolver): Handler[] {
   const callee = call.expression as ts.PropertyAccessExpression;
   const registration = callee.name.text as Registration;
   const isMcpServerMethod = MCP_SERVER_REGISTRATIONS.has(registration);
-  if (!isMcpServerMethod && registration !== 'setRequestHandler') return undefined;
+  if (!isMcpServerMethod && registration !== 'setRequestHandler') return [];
   const receiver = resolver.resolve(callee.expression);
-  if (!receiver) return undefined;
-  if (isMcpServerMethod && receiver.kind !== 'mcp-server') return undefined;
-  if (registration === 'setRequestHandler' && receiver.kind !== 'server') return undefined;
+  if (!receiver) return [];
+  if (isMcpServerMethod && receiver.kind !== 'mcp-server') return [];
+  if (registration === 'setRequestHandler' && receiver.kind !== 'server') return [];
 
   const last = call.arguments[call.arguments.length - 1];
   const fn = last && callbackFunction(ts, last);
-  if (!fn) return undefined;
-  const sdk = receiver.sdk;
   const first = call.arguments[0];
-  const registered = first && registeredName(ts, first, fn, resolver.checker);
+  if (fn) {
+    const handler = handlerOf(ts, call, resolver, fn, first && registeredName(ts, first, fn, resolver.checker));
+    return handler ? [handler] : [];
+  }
+  if (!last || registration === 'setRequestHandler') return [];
+  return forwardedHandlers(ts, call, last, resolver).flatMap(({ fn: forwarded, name }) => {
+    const handler = handlerOf(ts, call, resolver, forwarded, name);
+    return handler ? [handler] : [];
+  });
+}
+
+/**
+ * `function register(name, handler) { server.registerTool(name, config, handler); }` called as
+ * `register('confirm', async (args, ctx) => { ... })`: the registrar hands each function it is given
+ * to the SDK unchanged, so each is a handler, registered under the name its own call gives (or the
+ * registration's, when that is not the registrar's parameter). A function given to several calls is
+ * left out: one rewrite cannot bind it to two names.
+ */
+function forwardedHandlers(ts: TS, call: ts.CallExpression, callback: ts.Expression, resolver: SdkResolver): Array<{ fn: ts.FunctionLikeDeclaration; name: RegisteredName | undefined }> {
+  const parameterOf = (e: ts.Expression | undefined): { registrar: ts.FunctionLikeDeclaration; index: number } | undefined => {
+    const id = e && skipOuter(ts, e);
+    const decl = id && ts.isIdentifier(id) ? resolveIdentifier(ts, id) : undefined;
+    if (decl?.kind !== 'parameter' || !isFunctionLike(ts, decl.scope) || isAssignedIn(ts, decl.scope, decl)) return undefined;
+    const registrar = decl.scope;
+    const index = registrar.parameters.findIndex(p => p === decl.declaration);
+    const parameter = registrar.parameters[index];
+    return parameter && ts.isIdentifier(parameter.name) && !parameter.dotDotDotToken ? { registrar, index } : undefined;
+  };
+  const handled = parameterOf(callback);
+  if (!handled) return [];
+  const named = parameterOf(call.arguments[0]);
+  const nameIndex = named?.registrar === handled.registrar ? named.index : undefined;
+  // Calls in this file only: a function given from another module is that module's to rewrite.
+  const given = resolver.callsOf(handled.registrar).filter(c => c.getSourceFile() === call.getSourceFile()).flatMap(registrarCall => {
+    const arg = registrarCall.arguments[handled.index];
+    const fn = arg && callbackFunction(ts, arg);
+    return fn ? [{ fn, registrarCall }] : [];
+  });
+  return given
+    .filter(({ fn }) => given.filter(g => g.fn === fn).length === 1)
+    .map(({ fn, registrarCall }) => {
+      const nameArg = nameIndex === undefined ? call.arguments[0] : registrarCall.arguments[nameIndex];
+      return { fn, name: nameArg && registeredName(ts, nameArg, fn, resolver.checker) };
+    });
+}
+
+type RegisteredName = { name: string | undefined; expression: ts.Expression | undefined };
+
+function handlerOf(ts: TS, call: ts.CallExpression, resolver: SdkResolver, fn: ts.FunctionLikeDeclaration, registered: RegisteredName | undefined): Handler | undefined {
+  const callee = call.expression as ts.PropertyAccessExpression;
+  const registration = callee.name.text as Registration;
+  const sdk = resolver.resolve(callee.expression)!.sdk;
   const literalName = registered?.name;
 
   switch (registration) {

@@ -871,3 +871,28 @@ describe('questions reached through a function handed to a registrar', () => {
     expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:no-live-request']);
   });
 });
+
+describe('handlers a registrar hands to the SDK unchanged', () => {
+  const ASKS = (name: string) => `register(${name}, async (ctx) => { const a = await ctx.mcpReq.elicitInput(${FORM}); return { content: [{ type: 'text' as const, text: a.action }] }; });`;
+
+  it('each function given is a handler, bound to the name its own call gives', () => {
+    const text = [...V2, 'function register(name: string, handler: (ctx: any) => Promise<any>) { server.registerTool(name, {}, handler); }', ASKS("'first'"), ASKS("'second'")].join('\n');
+    const { typed, untyped } = analyzeBoth(text);
+    for (const analysis of [typed, untyped]) {
+      expect(analysis.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate', 'migrate']);
+      expect(analysis.handlers.map(h => h.name)).toEqual(['first', 'second']);
+    }
+  });
+
+  it('a registrar that names the tool itself gives that name when the function can read it', () => {
+    const text = [...V2, "function register(handler: (ctx: any) => Promise<any>) { server.registerTool('fixed', {}, handler); }",
+      `register(async (ctx) => { const a = await ctx.mcpReq.elicitInput(${FORM}); return { content: [{ type: 'text' as const, text: a.action }] }; });`].join('\n');
+    expect(analyzeBoth(text).typed.handlers.map(h => h.name)).toEqual(['fixed']);
+  });
+
+  it('a registrar that assigns its handler parameter registers something else: not followed', () => {
+    const text = [...V2, 'function register(name: string, handler: (ctx: any) => Promise<any>) { handler = wrap(handler); server.registerTool(name, {}, handler); }',
+      'declare function wrap<T>(f: T): T;', ASKS("'first'")].join('\n');
+    expect(analyzeBoth(text).typed.handlers).toEqual([]);
+  });
+});
