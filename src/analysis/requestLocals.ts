@@ -87,13 +87,19 @@ function useOf(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): 
     return parent.expression === node ? 'has a method called' : 'is handed to a call';
   }
   if (ts.isNewExpression(parent)) return 'is handed to a constructor';
-  // Used as a value where it cannot be kept: an operand, a template span, a test, a spread copy.
-  if (ts.isBinaryExpression(parent) || ts.isTemplateSpan(parent) || ts.isConditionalExpression(parent) || ts.isIfStatement(parent) ||
-      ts.isSwitchStatement(parent) || ts.isSpreadAssignment(parent) || ts.isTypeOfExpression(parent) || ts.isPrefixUnaryExpression(parent) ||
-      ts.isExpressionStatement(parent) || ts.isReturnStatement(parent)) {
+  // Used where the value cannot be kept: a comparison or arithmetic operand, a template span, a test, a spread copy.
+  if ((ts.isBinaryExpression(parent) && !passesValue(ts, parent.operatorToken.kind)) || (ts.isConditionalExpression(parent) && parent.condition === node) ||
+      ts.isTemplateSpan(parent) || ts.isIfStatement(parent) || ts.isSwitchStatement(parent) || ts.isSpreadAssignment(parent) ||
+      ts.isTypeOfExpression(parent) || ts.isPrefixUnaryExpression(parent) || ts.isExpressionStatement(parent)) {
     return undefined;
   }
   return 'is held by another reference';
+}
+
+/** Operators whose value may be an operand itself (`a || request`), which may then be kept. */
+function passesValue(ts: TS, operator: ts.SyntaxKind): boolean {
+  return operator === ts.SyntaxKind.BarBarToken || operator === ts.SyntaxKind.AmpersandAmpersandToken ||
+    operator === ts.SyntaxKind.QuestionQuestionToken || operator === ts.SyntaxKind.CommaToken;
 }
 
 /** `console.log(...)` and the like: they read what they are given. */

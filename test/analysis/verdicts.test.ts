@@ -815,7 +815,8 @@ describe('requests built in a local before the question', () => {
   const SEND = '  const answer = await ctx.mcpReq.send(request);';
 
   it('followed to its initializer, cast or not, logged or not: migrated', () => {
-    for (const body of [[REQUEST, SEND], [REQUEST, "  console.error(request.params.message);", '  const answer = await ctx.mcpReq.send(request as Parameters<typeof ctx.mcpReq.send>[0]);']]) {
+    const compared = "  if (request.params.message.length > 200 || typeof request.params.message !== 'string') throw new Error('too long');";
+    for (const body of [[REQUEST, SEND], [REQUEST, compared, SEND], [REQUEST, "  console.error(request.params.message);", '  const answer = await ctx.mcpReq.send(request as Parameters<typeof ctx.mcpReq.send>[0]);']]) {
       const { typed, untyped } = analyzeBoth(tool(body));
       expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate']);
       expect(untyped.sites.map(s => verdictNotation(s.verdict))).toEqual(['migrate']);
@@ -826,6 +827,8 @@ describe('requests built in a local before the question', () => {
     ['a member assigned', '  request.params.message = `Really, ${who}?`;', /`request` has a member assigned \(line \d+\)/],
     ['handed to a call that may keep or change it', '  log(request);', /`request` is handed to a call \(line \d+\)/],
     ['held by another reference', '  const alias = request.params;', /`request` is held by another reference \(line \d+\)/],
+    ['passed on through an operator', '  const kept = who === "" || request.params;', /`request` is held by another reference \(line \d+\)/],
+    ['passed on through a conditional', '  const kept = who === "" ? request : undefined;', /`request` is held by another reference \(line \d+\)/],
   ];
   for (const [what, line, reason] of changed) {
     it(`refused when it is ${what} before the question, with that reason`, () => {
