@@ -403,7 +403,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
       case 'fire-and-forget':
         return refuse('fire-and-forget', context.detail);
       case 'function-value':
-        return refuse('unsupported-construct', `${context.detail}; questions reached through a function passed as a value are not rewritten yet: migrate by hand.`);
+        return refuse('unsupported-construct', `${context.detail}; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged (that is rewritten), or migrate by hand.`);
       default:
         return refuse('no-live-request', `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
     }

@@ -859,7 +859,7 @@ describe('questions reached through a function handed to a registrar', () => {
     const { typed, untyped } = analyzeBoth([...V2, ASK, ...REGISTRAR, "register('confirm', async () => await confirm());"].join('\n'));
     for (const analysis of [typed, untyped]) {
       expect(analysis.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
-      expect(hint(analysis.sites[0]!)).toMatch(/^confirm\(\) is called in a function handed to register\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `handler`; questions reached through a function passed as a value are not rewritten yet/);
+      expect(hint(analysis.sites[0]!)).toMatch(/^confirm\(\) is called in a function handed to register\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `handler`; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged/);
     }
   });
 
