@@ -4,7 +4,6 @@ import { ContextFinder } from './context.js';
 import { resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
-import { writtenValue } from './requestLocals.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
@@ -17,7 +16,7 @@ import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
 import { switchCaseProblem } from './switchCase.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
-import type { Handler, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
+import type { Handler, MrtrMethod, QuestionKind, NoRequestWhy, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
 /**
  * One analysis for every front end: finds the push-style sites of a file, classifies each, and
@@ -273,8 +272,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       const context = contexts.contextOf(caller);
       let verdict: Verdict;
       if (context.type === 'no-request') {
-        const reason: RefusalReason = context.why === 'detached-task' ? 'detached-task' : context.why === 'fire-and-forget' ? 'fire-and-forget' : context.why === 'other-method' ? 'handler-kind' : context.why === 'function-value' ? 'unsupported-construct' : 'no-live-request';
-        return refused(reason, `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.`);
+        return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.`);
       } else if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
         const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
@@ -385,6 +383,21 @@ const API_LABEL: Record<SiteApi, string> = {
   getClientCapabilities: 'getClientCapabilities()',
 };
 
+/** The refusal for a question where no request is live (a site's own, or a split helper's other caller's). */
+function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
+  switch (why) {
+    case 'detached-task':
+    case 'fire-and-forget':
+      return why;
+    case 'other-method':
+      return 'handler-kind';
+    case 'function-value':
+      return 'unsupported-construct';
+    default:
+      return 'no-live-request';
+  }
+}
+
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
 function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
@@ -395,17 +408,16 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     return refuse(reason, `${context.detail}; no request is live there, so there are no per-request capabilities to read: decide inside the handler, from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].`);
   }
   if (context.type === 'no-request') {
-    switch (context.why) {
+    const reason = reasonOfNoRequest(context.why);
+    switch (reason) {
       case 'detached-task':
-        return refuse('detached-task', `${context.detail}; no request is live to carry the question. Ask inside a handler or drop the question.`);
-      case 'other-method':
-        return refuse('handler-kind', context.detail);
-      case 'fire-and-forget':
-        return refuse('fire-and-forget', context.detail);
-      case 'function-value':
-        return refuse('unsupported-construct', `${context.detail}; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged (that is rewritten), or migrate by hand.`);
+        return refuse(reason, `${context.detail}; no request is live to carry the question. Ask inside a handler or drop the question.`);
+      case 'unsupported-construct':
+        return refuse(reason, `${context.detail}; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged (that is rewritten), or migrate by hand.`);
+      case 'no-live-request':
+        return refuse(reason, `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
       default:
-        return refuse('no-live-request', `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
+        return refuse(reason, context.detail);
     }
   }
   // Every request carries its capabilities on 2026-07-28, not only those that may ask: any handler's guard can be rewritten.
@@ -629,7 +641,7 @@ function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefin
     if (raw.requestChanged) return refuse('unsupported-construct', `the request is built in a local before the call and ${raw.requestChanged}; build it once and leave it as it is until the question.`);
     if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params, directly or in a local; write it inline.');
   }
-  if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.params && writtenValue(ts, raw.params, raw.call, checker), checker)) {
+  if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.paramsWritten ?? raw.params, checker)) {
     return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
   }
   if (f.options.problem) return refuse('unsupported-construct', f.options.problem);

@@ -104,8 +104,8 @@ export class ContextFinder {
           ? `${name} is exported but no caller was found (callers in other files need type information to follow)`
           : `${name} is never called from a request handler`,
       };
-    } else if (callerContexts.length > 0 && callerContexts.every(c => c.type === 'no-request' && c.why === 'function-value')) {
-      const { handedAt } = callerContexts.find(c => c.type === 'no-request' && c.why === 'function-value') as { handedAt: string };
+    } else if (callerContexts.every(c => c.type === 'no-request' && c.why === 'function-value')) {
+      const handedAt = (callerContexts[0] as { handedAt: string }).handedAt;
       result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${handedAt}`, handedAt };
     } else {
       result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called outside requests: ${unreachableFrom.join('; ')}` };

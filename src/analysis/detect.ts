@@ -21,6 +21,8 @@ export interface RawSite {
   paramsVia?: ts.Identifier | undefined;
   /** Why that local may not hold its initializer at the question, when it may not. */
   requestChanged?: string | undefined;
+  /** The params as written: the initializer of a params local nothing changes (`elicitInput(params)`), else `params`. */
+  paramsWritten?: ts.Expression | undefined;
 }
 
 export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
@@ -61,7 +63,7 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   if (receiver.kind === 'server') {
     switch (method) {
       case 'elicitInput':
-        return { ...base, kind: elicitationKind(ts, args[0] && writtenValue(ts, args[0], call, resolver.checker)), api: 'server.elicitInput', params: args[0], options: args[1] };
+        return elicitation(ts, base, 'server.elicitInput', args, resolver);
       case 'createMessage':
         return { ...base, kind: 'sampling', api: 'server.createMessage', params: args[0], options: args[1] };
       case 'listRoots':
@@ -76,7 +78,7 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   if (receiver.kind === 'mcp-req') {
     switch (method) {
       case 'elicitInput':
-        return { ...base, kind: elicitationKind(ts, args[0] && writtenValue(ts, args[0], call, resolver.checker)), api: 'ctx.mcpReq.elicitInput', params: args[0], options: args[1] };
+        return elicitation(ts, base, 'ctx.mcpReq.elicitInput', args, resolver);
       case 'requestSampling':
         return { ...base, kind: 'sampling', api: 'ctx.mcpReq.requestSampling', params: args[0], options: args[1] };
       case 'send':
@@ -145,6 +147,12 @@ function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGen
   const siteKind: SiteKind = kind === 'elicitation' ? elicitationKind(ts, params) : kind;
   const via = followed && params ? { paramsVia: followed.local, requestChanged: followed.changed } : {};
   return { node: call, call, kind: siteKind, api, sdk, params, options, ...via };
+}
+
+/** `elicitInput(params, options)`: its params read once as written, for the kind here and the form check later. */
+function elicitation(ts: TS, base: Pick<RawSite, 'node' | 'call' | 'sdk'>, api: SiteApi, args: ts.NodeArray<ts.Expression>, resolver: SdkResolver): RawSite {
+  const paramsWritten = args[0] && writtenValue(ts, args[0], base.call, resolver.checker);
+  return { ...base, kind: elicitationKind(ts, paramsWritten), api, params: args[0], options: args[1], paramsWritten };
 }
 
 /** URL-mode elicitation through `elicitInput({ mode: 'url', ... })` is the URL flavour. */

@@ -37,12 +37,12 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   const fn = last && callbackFunction(ts, last);
   const first = call.arguments[0];
   if (fn) {
-    const handler = handlerOf(ts, call, resolver, fn, first && registeredName(ts, first, fn, resolver.checker));
+    const handler = handlerOf(ts, call, resolver, receiver.sdk, fn, first && registeredName(ts, first, fn, resolver.checker));
     return handler ? [handler] : [];
   }
   if (!last || registration === 'setRequestHandler') return [];
   return forwardedHandlers(ts, call, last, resolver).flatMap(({ fn: forwarded, name }) => {
-    const handler = handlerOf(ts, call, resolver, forwarded, name);
+    const handler = handlerOf(ts, call, resolver, receiver.sdk, forwarded, name);
     return handler ? [handler] : [];
   });
 }
@@ -84,10 +84,9 @@ function forwardedHandlers(ts: TS, call: ts.CallExpression, callback: ts.Express
 
 type RegisteredName = { name: string | undefined; expression: ts.Expression | undefined };
 
-function handlerOf(ts: TS, call: ts.CallExpression, resolver: SdkResolver, fn: ts.FunctionLikeDeclaration, registered: RegisteredName | undefined): Handler | undefined {
+function handlerOf(ts: TS, call: ts.CallExpression, resolver: SdkResolver, sdk: SdkGeneration, fn: ts.FunctionLikeDeclaration, registered: RegisteredName | undefined): Handler | undefined {
   const callee = call.expression as ts.PropertyAccessExpression;
   const registration = callee.name.text as Registration;
-  const sdk = resolver.resolve(callee.expression)!.sdk;
   const literalName = registered?.name;
 
   switch (registration) {
@@ -121,7 +120,7 @@ function handlerOf(ts: TS, call: ts.CallExpression, resolver: SdkResolver, fn: t
 
   function make(fn: ts.FunctionLikeDeclaration, method: string, name: string | undefined, ctxParamIndex: number, argsParamIndex: number | undefined): Handler {
     const nameExpression = registration === 'setRequestHandler' ? undefined : registered?.expression;
-    return { fn, registration, registrationCall: call, method, name, nameExpression, ctxParamIndex, argsParamIndex, receiver: callee.expression, sdk: sdk as SdkGeneration };
+    return { fn, registration, registrationCall: call, method, name, nameExpression, ctxParamIndex, argsParamIndex, receiver: callee.expression, sdk };
   }
 }
 

@@ -55,9 +55,16 @@ const METHODS: Readonly<Record<ValueKind, ReadonlySet<string>>> = {
   date: new Set(['getTime', 'toISOString', 'toJSON', 'valueOf', 'getFullYear', 'getMonth', 'getDate', 'getDay', 'getHours', 'getMinutes', 'getSeconds', 'getUTCFullYear', 'getUTCMonth', 'getUTCDate']),
 };
 
+/** Pure calls that return a new array: array methods, `split`, and the `Object` / `Array` statics. */
+const NEW_ARRAY = new Set([
+  'map', 'filter', 'slice', 'concat', 'flat', 'flatMap', 'toSorted', 'toReversed', 'toSpliced', 'with', 'split',
+  'keys', 'values', 'entries', 'getOwnPropertyNames', 'from', 'of',
+]);
+
 /** What a pure method returns, where the next call of a chain needs it (`names.join(', ').trim()`). */
 function resultKind(receiver: ValueKind, method: string): ValueKind | undefined {
-  if (receiver === 'array') return ['join', 'toString'].includes(method) ? 'string' : ['map', 'filter', 'slice', 'concat', 'flat', 'flatMap', 'toSorted', 'toReversed', 'toSpliced', 'with'].includes(method) ? 'array' : undefined;
+  // An array's keys() / values() / entries() are iterators, not arrays.
+  if (receiver === 'array') return ['join', 'toString'].includes(method) ? 'string' : NEW_ARRAY.has(method) && !['keys', 'values', 'entries'].includes(method) ? 'array' : undefined;
   if (receiver === 'string') return method === 'split' ? 'array' : ['includes', 'startsWith', 'endsWith', 'indexOf', 'lastIndexOf', 'localeCompare', 'charCodeAt', 'codePointAt', 'match'].includes(method) ? undefined : 'string';
   return ['toFixed', 'toPrecision', 'toExponential', 'toString', 'toISOString', 'toJSON'].includes(method) ? 'string' : undefined;
 }
@@ -157,9 +164,7 @@ function isFreshArray(ts: TS, e: ts.Expression, checker: ts.TypeChecker | undefi
   if (ts.isArrayLiteralExpression(e)) return isPureExpression(ts, e, checker);
   if (!ts.isCallExpression(e) || !isPureCall(ts, e, checker)) return false;
   const callee = skipOuter(ts, e.expression);
-  if (!ts.isPropertyAccessExpression(callee)) return false;
-  const made = ['map', 'filter', 'slice', 'concat', 'flat', 'flatMap', 'split', 'keys', 'values', 'entries', 'from', 'of', 'getOwnPropertyNames'];
-  return made.includes(callee.name.text);
+  return ts.isPropertyAccessExpression(callee) && NEW_ARRAY.has(callee.name.text);
 }
 
 /** A function a pure call calls: a literal whose body only computes, or a pure global (`filter(Boolean)`); or a non-function value. */
@@ -237,7 +242,7 @@ function syntacticKind(ts: TS, receiver: ts.Expression): ValueKind | undefined {
     if (!ts.isPropertyAccessExpression(callee)) return undefined;
     const namespace = skipOuter(ts, callee.expression);
     if (ts.isIdentifier(namespace) && NAMESPACE_FUNCTIONS.get(namespace.text)?.has(callee.name.text) && isGlobal(ts, namespace)) {
-      return callee.name.text === 'stringify' ? 'string' : ['keys', 'values', 'entries', 'from', 'of', 'getOwnPropertyNames'].includes(callee.name.text) ? 'array' : undefined;
+      return callee.name.text === 'stringify' ? 'string' : NEW_ARRAY.has(callee.name.text) ? 'array' : undefined;
     }
     const kind = syntacticKind(ts, callee.expression);
     return kind && METHODS[kind].has(callee.name.text) ? resultKind(kind, callee.name.text) : undefined;

@@ -51,7 +51,7 @@ function changeOf(ts: TS, scope: ts.Node, name: ts.Identifier, question: ts.Node
   let found: string | undefined;
   forEachValueIdentifier(ts, scope, id => {
     if (found || id.text !== name.text || resolveIdentifier(ts, id)?.nameNode !== name) return;
-    if (isWithin(id, question) && isQuestionArgument(ts, id, question)) return;
+    if (isQuestionArgument(ts, id, question)) return;
     if (isWriteReference(ts, id)) {
       found = `\`${name.text}\` is assigned again (line ${line(id)})`;
       return;
@@ -114,7 +114,3 @@ function isQuestionArgument(ts: TS, id: ts.Identifier, question: ts.Node): boole
   return first !== undefined && skipOuter(ts, first) === id;
 }
 
-function isWithin(node: ts.Node, ancestor: ts.Node): boolean {
-  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
-  return false;
-}
