@@ -261,9 +261,17 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       }
     }
     const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
+    const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
+    // A caller where no request is live rules the split out whatever the other callers are: that is the reason.
+    for (const caller of calls) {
+      const context = caller.getSourceFile() === fn.getSourceFile() || crossFile ? contexts.contextOf(caller) : undefined;
+      if (context?.type === 'no-request') {
+        return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${atOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
+      }
+    }
     for (const caller of calls) {
       const foreign = caller.getSourceFile() !== fn.getSourceFile();
-      const at = foreign ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
+      const at = atOf(caller);
       if (foreign && !crossFile) {
         return refused('unsupported-construct', `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).`);
       }
@@ -272,7 +280,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       const context = contexts.contextOf(caller);
       let verdict: Verdict;
       if (context.type === 'no-request') {
-        return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.`);
+        throw new Error(`helper ${split.name}(): a caller without a live request passed the first check`);
       } else if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
         const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
@@ -455,7 +463,10 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     return refuse('nested-callback', 'the question is asked inside a callback nested in the handler; move it to the handler body.');
   }
   // Loops, catch blocks, conditional expressions and Promise.all are judged by the handler's rounds plan (rounds.ts).
-  if (!flow.statement || !flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
+  if (!flow.statement || !flow.form) {
+    const body = context.handler.fn.body;
+    return refuse('unsupported-construct', body && !ts.isBlock(body) ? EXPRESSION_BODY : 'the question is not in a statement the rewrite can split.');
+  }
   const caseProblem = flow.tags.includes('switch-case') ? switchCaseProblem(ts, flow.awaited, context.handler.fn) : undefined;
   if (caseProblem) return refuse('unsupported-construct', `${caseProblem}.`);
   if (flow.embeddedBlocker && flow.consumption !== 'parallel' && !flow.tags.includes('conditional-expression')) {
@@ -464,6 +475,10 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   const handler = context.handler;
   const shapeProblem = handlerShapeProblem(ts, handler, flow);
   if (shapeProblem) return refuse('unsupported-construct', shapeProblem);
+  const outer = handler.wrapper?.outer;
+  if (outer && all.some(o => (o.context.type === 'handler' && o.context.handler.fn === outer) || (o.context.type === 'helper' && o.context.handlers.some(h => h.fn === outer)))) {
+    return refuse('unsupported-construct', 'the callback that calls this handler also asks the client itself; the rewrite does not turn both into phases at once.');
+  }
   const callProblem = questionCallProblem(ts, f, checker);
   if (callProblem) return callProblem;
   const wiring = wiringProblem(ts, handler, resolver);
@@ -698,13 +713,16 @@ function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');
 }
 
+const EXPRESSION_BODY = 'the handler is an arrow function with an expression body; give it a block body.';
+
 /** Handler shapes the rewrite does not produce code for (yet). */
 function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string | undefined {
   const fn = handler.fn;
   const format = moduleFormatProblem(ts, fn.getSourceFile());
   if (format) return format;
   if (fn.asteriskToken) return 'generator handlers are not rewritten.';
-  if (!fn.body || !ts.isBlock(fn.body)) return 'the handler is an arrow function with an expression body; give it a block body.';
+  if (handler.wrapper?.problem) return handler.wrapper.problem;
+  if (!fn.body || !ts.isBlock(fn.body)) return EXPRESSION_BODY;
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword)) return 'the handler is not async; the rewrite needs to await the state codec.';
   const ctxParam = fn.parameters[handler.ctxParamIndex];
   if (ctxParam && !ts.isIdentifier(ctxParam.name)) {

@@ -1,7 +1,8 @@
 import type * as ts from 'typescript';
 import { isAssignedIn, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
-import type { Handler, Registration, SdkGeneration, TS } from './types.js';
+import type { Handler, HandlerWrapper, Registration, SdkGeneration, TS } from './types.js';
+import { describeWrapper, innerHandlerCall, parameterOf, returnedFunction } from './wrappedHandlers.js';
 
 /**
  * Finds request handlers registered on SDK servers: the McpServer registration methods and
@@ -38,10 +39,15 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   const first = call.arguments[0];
   if (fn) {
     const handler = handlerOf(ts, call, resolver, receiver.sdk, fn, first && registeredName(ts, first, fn, resolver.checker));
-    return handler ? [handler] : [];
+    return handler ? [handler, ...registrarWrapped(ts, call, handler, resolver)] : [];
   }
-  if (!last || registration === 'setRequestHandler') return [];
-  return forwardedHandlers(ts, call, last, resolver).flatMap(({ fn: forwarded, name }) => {
+  if (!last) return [];
+  const wrapped = wrapperCallHandler(ts, call, last, resolver, receiver.sdk);
+  if (wrapped) return [wrapped];
+  if (registration === 'setRequestHandler') return [];
+  const handled = parameterOf(ts, last);
+  if (!handled) return [];
+  return givenFunctions(ts, call, handled, resolver).flatMap(({ fn: forwarded, name }) => {
     const handler = handlerOf(ts, call, resolver, receiver.sdk, forwarded, name);
     return handler ? [handler] : [];
   });
@@ -49,27 +55,16 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
 
 /**
  * `function register(name, handler) { server.registerTool(name, config, handler); }` called as
- * `register('confirm', async (args, ctx) => { ... })`: the registrar hands each function it is given
- * to the SDK unchanged, so each is a handler, registered under the name its own call gives (or the
- * registration's, when that is not the registrar's parameter). A function given to several calls is
- * left out: one rewrite cannot bind it to two names.
+ * `register('confirm', async (args, ctx) => { ... })`: each function the registrar is given (at
+ * `handled`, one of its parameters) in this file, with the name its own call registers it under (or
+ * the registration's, when that is not the registrar's parameter). A function given to several
+ * calls is left out: one rewrite cannot bind it to two names.
  */
-function forwardedHandlers(ts: TS, call: ts.CallExpression, callback: ts.Expression, resolver: SdkResolver): Array<{ fn: ts.FunctionLikeDeclaration; name: RegisteredName | undefined }> {
-  const parameterOf = (e: ts.Expression | undefined): { registrar: ts.FunctionLikeDeclaration; index: number } | undefined => {
-    const id = e && skipOuter(ts, e);
-    const decl = id && ts.isIdentifier(id) ? resolveIdentifier(ts, id) : undefined;
-    if (decl?.kind !== 'parameter' || !isFunctionLike(ts, decl.scope) || isAssignedIn(ts, decl.scope, decl)) return undefined;
-    const registrar = decl.scope;
-    const index = registrar.parameters.findIndex(p => p === decl.declaration);
-    const parameter = registrar.parameters[index];
-    return parameter && ts.isIdentifier(parameter.name) && !parameter.dotDotDotToken ? { registrar, index } : undefined;
-  };
-  const handled = parameterOf(callback);
-  if (!handled) return [];
-  const named = parameterOf(call.arguments[0]);
-  const nameIndex = named?.registrar === handled.registrar ? named.index : undefined;
+function givenFunctions(ts: TS, call: ts.CallExpression, handled: { owner: ts.FunctionLikeDeclaration; index: number }, resolver: SdkResolver): Array<{ fn: ts.FunctionLikeDeclaration; name: RegisteredName | undefined }> {
+  const named = parameterOf(ts, call.arguments[0]);
+  const nameIndex = named?.owner === handled.owner ? named.index : undefined;
   // Calls in this file only: a function given from another module is that module's to rewrite.
-  const given = resolver.callsOf(handled.registrar).filter(c => c.getSourceFile() === call.getSourceFile()).flatMap(registrarCall => {
+  const given = resolver.callsOf(handled.owner).filter(c => c.getSourceFile() === call.getSourceFile()).flatMap(registrarCall => {
     const arg = registrarCall.arguments[handled.index];
     const fn = arg && callbackFunction(ts, arg);
     return fn ? [{ fn, registrarCall }] : [];
@@ -80,6 +75,38 @@ function forwardedHandlers(ts: TS, call: ts.CallExpression, callback: ts.Express
       const nameArg = nameIndex === undefined ? call.arguments[0] : registrarCall.arguments[nameIndex];
       return { fn, name: nameArg && registeredName(ts, nameArg, fn, resolver.checker) };
     });
+}
+
+/**
+ * A registrar whose callback wraps the function it is given (`async () => ({ content: [{ type:
+ * 'text', text: await handler() }] })`): each function given is a handler behind that wrapper.
+ */
+function registrarWrapped(ts: TS, call: ts.CallExpression, outer: Handler, resolver: SdkResolver): Handler[] {
+  const inner = innerHandlerCall(ts, outer.fn);
+  if (!inner) return [];
+  const wrapper = describeWrapper(ts, outer.fn, outer.ctxParamIndex, inner, resolver.checker);
+  return givenFunctions(ts, call, inner, resolver).map(({ fn, name }) => behind(outer, fn, name, wrapper));
+}
+
+/** `registerTool('confirm', config, withErrors(async () => { ... }))`: the function given to the wrapper is the handler. */
+function wrapperCallHandler(ts: TS, call: ts.CallExpression, last: ts.Expression, resolver: SdkResolver, sdk: SdkGeneration): Handler | undefined {
+  const e = skipOuter(ts, last);
+  if (!ts.isCallExpression(e)) return undefined;
+  const wrapping = callbackFunction(ts, e.expression);
+  const outerFn = wrapping && returnedFunction(ts, wrapping);
+  const inner = outerFn && innerHandlerCall(ts, outerFn);
+  const given = inner && inner.owner === wrapping ? e.arguments[inner.index] : undefined;
+  const fn = given && callbackFunction(ts, given);
+  const outer = fn && handlerOf(ts, call, resolver, sdk, outerFn!, undefined);
+  if (!fn || !outer) return undefined;
+  const first = call.arguments[0];
+  return behind(outer, fn, first && registeredName(ts, first, fn, resolver.checker), describeWrapper(ts, outerFn!, outer.ctxParamIndex, inner!, resolver.checker));
+}
+
+/** The handler `fn` behind a wrapper: it takes the wrapper's parameters, so its context sits where the wrapper's does. */
+function behind(outer: Handler, fn: ts.FunctionLikeDeclaration, name: RegisteredName | undefined, wrapper: HandlerWrapper): Handler {
+  const nameExpression = outer.registration === 'setRequestHandler' ? undefined : name?.expression;
+  return { ...outer, fn, name: name?.name, nameExpression, wrapper };
 }
 
 type RegisteredName = { name: string | undefined; expression: ts.Expression | undefined };

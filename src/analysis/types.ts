@@ -58,6 +58,25 @@ export interface Handler {
   /** The expression the handler is registered on (`server`, `this.server`, `server.server`, ...). */
   receiver: ts.Expression;
   sdk: SdkGeneration;
+  /** Set when the SDK's callback is a wrapper that calls this function once per request (see wrappedHandlers.ts). */
+  wrapper?: HandlerWrapper;
+}
+
+/**
+ * `withErrors(async (args) => ...)` or a registrar's `async () => ({ content: [{ text: await handler() }] })`:
+ * the SDK calls `outer`, which calls the handler through `parameter` once per request and shapes its result.
+ */
+export interface HandlerWrapper {
+  /** The callback the SDK calls. */
+  outer: ts.FunctionLikeDeclaration;
+  /** Its one call of the handler. */
+  call: ts.CallExpression;
+  /** The parameter of the wrapping / registering function the handler is given through. */
+  parameter: ts.ParameterDeclaration;
+  /** Where `outer` takes its context (it may not declare it yet). */
+  outerCtxParamIndex: number;
+  /** Why the wrapper cannot pass a handler's input-required result on, when it cannot. */
+  problem: string | undefined;
 }
 
 /** Where a site sits relative to a live client request. */

@@ -849,30 +849,83 @@ describe('requests built in a local before the question', () => {
 
 describe('questions reached through a function handed to a registrar', () => {
   const ASK = `async function confirm(): Promise<string> { const a = await server.server.elicitInput(${FORM}); return a.action; }`;
-  const REGISTRAR = [
-    'const register = (name: string, handler: () => Promise<string>) => {',
-    "  server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));",
-    '};',
-  ];
 
-  it('says where the function goes, not that the module top level runs it', () => {
-    const { typed, untyped } = analyzeBoth([...V2, ASK, ...REGISTRAR, "register('confirm', async () => await confirm());"].join('\n'));
+  it('a function a local function only calls, outside any handler, says where it goes, not that the module top level runs it', () => {
+    const { typed, untyped } = analyzeBoth([...V2, ASK, 'const run = (task: () => Promise<string>) => task();', 'void run(async () => await confirm());'].join('\n'));
     for (const analysis of [typed, untyped]) {
       expect(analysis.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
-      expect(hint(analysis.sites[0]!)).toMatch(/^confirm\(\) is called in a function handed to register\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `handler`; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged/);
+      expect(hint(analysis.sites[0]!)).toMatch(/^confirm\(\) is called in a function handed to run\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `task`; questions reached through a function value are not rewritten yet/);
     }
   });
 
-  it('a question written in the function handed to a wrapper says so too', () => {
-    const wrapper = 'const withErrors = (fn: () => Promise<string>) => async () => { try { return { content: [{ type: \'text\' as const, text: await fn() }] }; } catch { return { isError: true, content: [] }; } };';
-    const { typed } = analyzeBoth([...V2, wrapper, `server.registerTool('c', {}, withErrors(async () => (await server.server.elicitInput(${FORM})).action));`].join('\n'));
-    expect(hint(typed.sites[0]!)).toMatch(/^the question runs in a function handed to withErrors\(\) \(__snippet__\.ts:\d+\), which calls it through its parameter `fn`/);
-  });
-
-  it('a helper also called at startup keeps that reason', () => {
-    const { typed } = analyzeBoth([...V2, ASK, ...REGISTRAR, "register('confirm', async () => await confirm());", 'void confirm();'].join('\n'));
+  it('a helper also called at startup keeps that reason, whichever caller comes first', () => {
+    const registrar = "const register = (name: string, handler: () => Promise<string>) => server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));";
+    const { typed } = analyzeBoth([...V2, ASK, registrar, "register('confirm', async () => { return await confirm(); });", 'void confirm();'].join('\n'));
     expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:no-live-request']);
   });
+});
+
+describe('handlers behind a wrapper that shapes their result', () => {
+  const ASK = `async function confirm(): Promise<string> { const a = await server.server.elicitInput(${FORM}); return a.action; }`;
+  const TEXT = "{ content: [{ type: 'text' as const, text: await fn(args) }] }";
+  /** `withErrors(fn)` returning a callback with the given body lines, for a tool with arguments. */
+  const wrapper = (...body: string[]) => ['function withErrors<A>(fn: (args: A) => Promise<string>) {', '  return async (args: A) => {', ...body.map(l => `    ${l}`), '  };', '}'];
+  const tool = (wrapped = 'withErrors') =>
+    `server.registerTool('confirm', { inputSchema: z.object({ id: z.string() }) }, ${wrapped}(async ({ id }) => { const a = await server.server.elicitInput(${FORM}); return id + a.action; }));`;
+  const verdictOf = (lines: string[]) => {
+    const { typed, untyped } = analyzeBoth([...V2, ...lines].join('\n'));
+    expect(verdicts(untyped)).toEqual(verdicts(typed));
+    return { notation: typed.sites.map(s => verdictNotation(s.verdict)), hint: typed.sites[0] && hint(typed.sites[0]), handlers: typed.handlers };
+  };
+
+  it('the function given to a pure try/catch wrapper is the handler, under the registration\'s name', () => {
+    const { notation, handlers } = verdictOf([...wrapper('try {', `  return ${TEXT};`, '} catch (e) {', "  return { isError: true, content: [{ type: 'text' as const, text: String(e) }] };", '}'), tool()]);
+    expect(notation).toEqual(['migrate']);
+    expect(handlers.map(h => [h.name, h.wrapper?.outer.kind === ts.SyntaxKind.ArrowFunction])).toEqual([['confirm', true]]);
+  });
+
+  it('each function a wrapping registrar is given is a handler, named by its own call', () => {
+    const registrar = "const register = (name: string, handler: () => Promise<string>) => server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));";
+    const { notation, handlers } = verdictOf([ASK, registrar, "register('first', async () => { return await confirm(); });", "register('second', async () => { const a = await confirm(); return a; });"]);
+    expect(notation).toEqual(['migrate']);
+    expect(handlers.map(h => h.name)).toEqual([undefined, 'first', 'second']);
+  });
+
+  it('an expression-bodied function given is refused with that reason', () => {
+    const registrar = "const register = (name: string, handler: () => Promise<string>) => server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));";
+    const { hint: why } = verdictOf([ASK, registrar, "register('confirm', async () => await confirm());"]);
+    expect(why).toMatch(/expression body; give it a block body/);
+  });
+
+  const refused: Array<[string, string[], RegExp]> = [
+    ['code before the call runs again in every round', [...wrapper('calls.count++;', `return ${TEXT};`), tool(), 'const calls = { count: 0 };'], /^withErrors\(\) runs `calls\.count\+\+;` before it calls the handler, which would run again in every round \(line \d+\)\.$/],
+    ['a finally block runs in every round', [...wrapper('try {', `  return ${TEXT};`, '} finally {', "  console.log('done');", '}'), tool()], /has a finally block around the handler's call/],
+    ['code the call would overtake', [...wrapper(`return { before: Date.now(), ...${TEXT} };`), tool()], /evaluates `Date\.now\(\)` before it awaits the handler/],
+    ['a call under a condition', [...wrapper(`if (Math.random() > 2) return ${TEXT};`, 'return { content: [] };'), tool()], /under a condition or in a loop/],
+    ['other arguments than its own', ['function withErrors<A extends { id: string }>(fn: (id: string) => Promise<string>) {', '  return async (args: A) => ({ content: [{ type: \'text\' as const, text: await fn(args.id) }] });', '}', tool().replace('async ({ id })', 'async (id)')], /calls `fn` with other arguments than its callback's own \(fn\(args\.id\)\)/],
+    ['the function called twice', [...wrapper('await fn(args);', `return ${TEXT};`), tool()], /uses its parameter `fn` other than by one call per request/],
+    ['a parameter type the rewrite cannot widen', ['type Fn<A> = (args: A) => Promise<string>;', 'function withErrors<A>(fn: Fn<A>) {', '  return async (args: A) => ({ content: [{ type: \'text\' as const, text: await fn(args) }] });', '}', tool()], /parameter `fn` is not typed as a function type the rewrite can widen/],
+  ];
+  it('a registrar whose callback asks too is refused for the handler it wraps; its own question is judged on its own', () => {
+    const registrar = [
+      'const register = (name: string, handler: () => Promise<string>) => server.registerTool(name, {}, async () => {',
+      '  const text = await handler();',
+      `  const a = await server.server.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text' as const, text: text + a.action }] };",
+      '});',
+    ];
+    const { typed } = analyzeBoth([...V2, ASK, ...registrar, "register('confirm', async () => { return await confirm(); });"].join('\n'));
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct', 'review']);
+    expect(hint(typed.sites[0]!)).toMatch(/: the callback that calls this handler also asks the client itself/);
+  });
+
+  for (const [what, lines, expected] of refused) {
+    it(`a wrapper refused: ${what}`, () => {
+      const { notation, hint: why } = verdictOf(lines);
+      expect(notation).toEqual(['refuse:unsupported-construct']);
+      expect(why).toMatch(expected);
+    });
+  }
 });
 
 describe('handlers a registrar hands to the SDK unchanged', () => {

@@ -211,3 +211,72 @@ describe('a module that loads modules with top-level await', () => {
     expect(result.text).not.toMatch(/^import \{[^}]*\} from '@modelcontextprotocol\/server'/m);
   });
 });
+
+describe('a handler behind a wrapper', () => {
+  const TOOL = (wrapped: string) => [
+    'export function createServer() {',
+    "  const server = new McpServer({ name: 'n', version: '1' });",
+    `  server.registerTool('go', {}, ${wrapped}(async () => {`,
+    `    const answer = await server.server.elicitInput(${CONFIRM});`,
+    '    return answer.action;',
+    '  }));',
+    '  return server;',
+    '}',
+  ];
+
+  it('written on one line keeps it, and JavaScript gets no types', () => {
+    const result = runPipeline(join(import.meta.dirname, '../../fixtures/__shape_snippet__.mjs'), [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "function withErrors(fn) { return async (args) => { try { return { content: [{ type: 'text', text: await fn(args) }] }; } catch (e) { return { isError: true, content: [] }; } }; }",
+      ...TOOL('withErrors'),
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain("function withErrors(fn) { return async (args) => { try { const result = await fn(args); if (isInputRequiredResult(result)) return result; return { content: [{ type: 'text', text: result }] }; } catch (e) { return { isError: true, content: [] }; } }; }");
+    expect(result.text).toContain("server.registerTool('go', {}, withErrors(async (ctx) => {");
+  });
+
+  it('that returns the handler\'s result as it is only passes the context on', () => {
+    const result = runPipeline(file, [
+      "import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';",
+      'function logged<A>(fn: (args: A) => Promise<CallToolResult>) {',
+      '  return async (args: A) => {',
+      "    const label = ['call', 'of', 'go'].join(' ');",
+      '    return await fn(args);',
+      '  };',
+      '}',
+      ...TOOL('logged').map(l => l.replace('return answer.action;', "return { content: [{ type: 'text', text: answer.action }] };")),
+    ].join('\n'));
+    expect(result.sites.map(s => [s.status, s.hint])).toEqual([['migrated', undefined]]);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('function logged<A>(fn: (args: A) => Promise<CallToolResult | InputRequiredResult>) {');
+    expect(result.text).toContain('    return await fn(args);');
+    expect(result.text).not.toContain('isInputRequiredResult');
+  });
+
+  it('with arguments, gets the context after them, in the call and in its parameter\'s type', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import * as z from 'zod/v4';",
+      'const shaped = (fn: (args: { id: string }) => Promise<string>) => async (args: { id: string }) => ({ content: [{ type: \'text\' as const, text: await fn(args) }] });',
+      'export function createServer() {',
+      "  const server = new McpServer({ name: 'n', version: '1' });",
+      "  server.registerTool('go', { inputSchema: z.object({ id: z.string() }) }, shaped(async ({ id }) => {",
+      `    const answer = await server.server.elicitInput(${CONFIRM});`,
+      '    return `${id}: ${answer.action}`;',
+      '  }));',
+      '  return server;',
+      '}',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain([
+      'const shaped = (fn: (args: { id: string }, ctx: ServerContext) => Promise<string | InputRequiredResult>) => async (args: { id: string }, ctx: ServerContext) => {',
+      '  const result = await fn(args, ctx);',
+      '  if (isInputRequiredResult(result)) return result;',
+      "  return { content: [{ type: 'text' as const, text: result }] };",
+      '};',
+    ].join('\n'));
+    expect(result.text).toContain("shaped(async ({ id }, ctx: ServerContext) => {");
+  });
+});

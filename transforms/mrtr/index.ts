@@ -11,6 +11,7 @@ import { moduleSupportEdits, SUPPORT_TYPES, type CodecNames } from './moduleSupp
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
+import { rewriteWrapper, wrappersOf } from './rewriteWrapper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { rewriteUrlHandler } from './rewriteUrlHandler.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, newlineOf, pascalCase, type Edit } from './text.js';
@@ -147,6 +148,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);
     }
+    const wrapperRewrites = wrappersOf(analysis.plans.map(p => p.handler.wrapper)).map(w => rewriteWrapper({ ts, sourceFile, text, newline, unit, literals }, w));
+    for (const w of wrapperRewrites) edits.push(...w.edits);
     const planned = new Set(analysis.plans.map(p => p.handler));
     edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));
     const all = [...rewrites.values()];
@@ -165,8 +168,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
       usesElicitResultOf: all.some(r => r.usesElicitResultOf),
       usesElicitAnswerOf: all.some(r => r.usesElicitAnswerOf),
-      sdkValues: new Set([...all.flatMap(r => [...r.sdkValues]), ...helperValues]),
-      sdkTypes: new Set([...all.flatMap(r => [...r.sdkTypes]), ...helperTypes]),
+      sdkValues: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkValues]), ...helperValues]),
+      sdkTypes: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkTypes]), ...helperTypes]),
       // Constructions in other files are wired by the CLI once the files are rewritten (wireSharedCodec).
       constructions: [...constructions].filter(c => c.getSourceFile() === sourceFile),
       unusedImports: new Set([...unusedAfterUrlRewrite(ts, sourceFile, analysis.plans), ...unusedAfterSplit(ts, sourceFile, analysis.helperSplits)]),

@@ -201,15 +201,16 @@ export function widenReturnType(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: 
 
 /**
  * Makes sure the callback declares parameters up to `index` and returns the context parameter's
- * name; missing ones are added (`_args`, `ctx`).
+ * name; missing ones are added (`_args`, `ctx`). `typed`: write the context's type even where the
+ * function has a contextual type (a wrapper's generic parameter would infer it as unknown).
  */
-export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>, sdkTypes?: Set<string>, firstName = '_args'): string {
+export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: ts.FunctionLikeDeclaration, index: number, preferred: string, locals: LocalNames, edits: Edit[], added: Map<number, string>, sdkTypes?: Set<string>, { firstName = '_args', typed = false }: { firstName?: string; typed?: boolean } = {}): string {
   const { ts } = env;
   const existing = fn.parameters[index];
   if (existing) return (existing.name as ts.Identifier).text;
   // A method or declared function has no contextual type (a handler registered as `this.m.bind(this)`),
   // nor has a function whose parameters are annotated: the context gets its type written out.
-  const annotate = sdkTypes !== undefined && (ts.isMethodDeclaration(fn) || ts.isFunctionDeclaration(fn) || fn.parameters.some(p => p.type !== undefined));
+  const annotate = sdkTypes !== undefined && (typed || ts.isMethodDeclaration(fn) || ts.isFunctionDeclaration(fn) || fn.parameters.some(p => p.type !== undefined));
   const names: string[] = [];
   const declared: string[] = [];
   for (let i = fn.parameters.length; i <= index; i++) {

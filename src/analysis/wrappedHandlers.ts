@@ -1,0 +1,232 @@
+import type * as ts from 'typescript';
+import { enclosingFunction, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from './scope.js';
+import { skipOuter } from './sdk.js';
+import { isPureExpression } from './purity.js';
+import type { HandlerWrapper, TS } from './types.js';
+
+/**
+ * Handlers the SDK reaches through a wrapper: the callback it calls is a function that calls the
+ * real handler through a parameter, once per request, and shapes what it returns:
+ *
+ *   function withErrors(fn) { return async (args) => { try { return ok(await fn(args)); } catch (e) { ... } }; }
+ *   server.registerTool('confirm', config, withErrors(async () => { ... }));
+ *
+ *   const register = (name, handler) => server.registerTool(name, config, async () => ({ content: [{ type: 'text', text: await handler() }] }));
+ *   register('confirm', async () => { ... });
+ *
+ * The function given is the handler: it is rewritten, takes the context the wrapper now passes on,
+ * and may return an input-required result, which the wrapper hands back to the SDK unchanged
+ * (`if (isInputRequiredResult(result)) return result;` where it awaited the call). The wrapper's own
+ * code before that call runs again in every round, so it may only compute.
+ */
+
+/** A plain, never assigned parameter of `owner` that `e` names. */
+export function parameterOf(ts: TS, e: ts.Expression | undefined): { owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl } | undefined {
+  const id = e && skipOuter(ts, e);
+  const decl = id && ts.isIdentifier(id) ? resolveIdentifier(ts, id) : undefined;
+  if (decl?.kind !== 'parameter' || !isFunctionLike(ts, decl.scope) || isAssignedIn(ts, decl.scope, decl)) return undefined;
+  const owner = decl.scope;
+  const index = owner.parameters.findIndex(p => p === decl.declaration);
+  const parameter = owner.parameters[index];
+  return parameter && ts.isIdentifier(parameter.name) && !parameter.dotDotDotToken ? { owner, index, decl } : undefined;
+}
+
+/** `return async (args) => ...` as the whole body of a wrapping function (or its arrow's expression body). */
+export function returnedFunction(ts: TS, fn: ts.FunctionLikeDeclaration): ts.ArrowFunction | ts.FunctionExpression | undefined {
+  const body = fn.body;
+  if (!body) return undefined;
+  let returned: ts.Expression | undefined;
+  if (ts.isBlock(body)) {
+    const only = body.statements.length === 1 ? body.statements[0] : undefined;
+    returned = only && ts.isReturnStatement(only) ? only.expression : undefined;
+  } else {
+    returned = body;
+  }
+  const e = returned && skipOuter(ts, returned);
+  return e && (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) ? e : undefined;
+}
+
+/**
+ * The one call in `outer` (not in a function nested in it) of a parameter of a function enclosing
+ * it: `handler()` / `fn(args)`. Undefined when there is none, or calls of several such parameters.
+ */
+export function innerHandlerCall(ts: TS, outer: ts.FunctionLikeDeclaration): { call: ts.CallExpression; owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl } | undefined {
+  const found: Array<{ call: ts.CallExpression; owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl }> = [];
+  const visit = (node: ts.Node): void => {
+    if (isFunctionLike(ts, node)) return;
+    if (ts.isCallExpression(node)) {
+      const p = parameterOf(ts, node.expression);
+      if (p && p.owner !== outer && isEnclosedBy(outer, p.owner)) found.push({ call: node, ...p });
+    }
+    node.forEachChild(visit);
+  };
+  if (outer.body) visit(outer.body);
+  const first = found[0];
+  return first && found.every(f => f.decl === first.decl) ? first : undefined;
+}
+
+function isEnclosedBy(node: ts.Node, ancestor: ts.Node): boolean {
+  for (let n = node.parent; n; n = n.parent) if (n === ancestor) return true;
+  return false;
+}
+
+/** How the wrapper's result of the call reaches the SDK. */
+export type PassThrough =
+  /** `return await handler(...)` / `async (args) => handler(args)`: the result is the wrapper's. */
+  | { kind: 'returned' }
+  /** `text: await handler()` inside `statement` (undefined: the wrapper's expression body): awaited first, passed on when input-required. */
+  | { kind: 'hoisted'; awaited: ts.AwaitExpression; statement: ts.Statement | undefined }
+  | { kind: 'problem'; problem: string };
+
+/** Describes the wrapper of a handler, and whether the rewrite can make it pass input-required results on. */
+export function describeWrapper(ts: TS, outer: ts.FunctionLikeDeclaration, outerCtxParamIndex: number, inner: { call: ts.CallExpression; owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl }, checker: ts.TypeChecker | undefined): HandlerWrapper {
+  const parameter = inner.owner.parameters[inner.index]!;
+  const wrapper: HandlerWrapper = { outer, call: inner.call, parameter, outerCtxParamIndex, problem: undefined };
+  wrapper.problem = wrapperProblem(ts, wrapper, inner.decl, checker);
+  return wrapper;
+}
+
+function wrapperProblem(ts: TS, w: HandlerWrapper, decl: LocalDecl, checker: ts.TypeChecker | undefined): string | undefined {
+  const owner = decl.scope as ts.FunctionLikeDeclaration;
+  const ownerName = nameOf(ts, owner);
+  const param = decl.name;
+  const line = (n: ts.Node): number => n.getSourceFile().getLineAndCharacterOfPosition(n.getStart()).line + 1;
+  let uses = 0;
+  forEachValueIdentifier(ts, owner.body!, id => { if (resolveIdentifier(ts, id) === decl) uses++; });
+  if (uses !== 1) return `${ownerName} uses its parameter \`${param}\` other than by one call per request; only a wrapper that calls the handler once can pass its input-required result on.`;
+  if (enclosingFunction(ts, w.call) !== w.outer) return `${ownerName} calls \`${param}\` from a function nested in the callback it registers; call it from the callback itself.`;
+  // The handler takes what the wrapper was given, in order; the rewrite adds the context where it is missing.
+  const outerParams = w.outer.parameters;
+  const passed = w.call.arguments.every((arg, i) => {
+    const p = outerParams[i];
+    const e = skipOuter(ts, arg);
+    return p && ts.isIdentifier(p.name) && ts.isIdentifier(e) && resolveIdentifier(ts, e)?.declaration === p;
+  });
+  if (!passed || w.call.arguments.length > w.outerCtxParamIndex + 1) {
+    return `${ownerName} calls \`${param}\` with other arguments than its callback's own (${w.call.getText()}); the rewritten handler needs the request's arguments and context as the SDK gives them.`;
+  }
+  if (w.call.arguments.length < w.outerCtxParamIndex) return `${ownerName} does not hand \`${param}\` the tool's arguments; the rewritten handler binds its state to them.`;
+  const typeProblem = parameterTypeProblem(ts, w.parameter, w.call.arguments.length, w.outerCtxParamIndex);
+  if (typeProblem) return `${ownerName}'s parameter \`${param}\` ${typeProblem}.`;
+  const through = passThrough(ts, w, checker);
+  if (through.kind === 'problem') return `${ownerName} ${through.problem} (line ${line(w.call)}).`;
+  return undefined;
+}
+
+/** `handler: () => Promise<string>`: a function type the rewrite can widen (absent in JavaScript). */
+function parameterTypeProblem(ts: TS, parameter: ts.ParameterDeclaration, passed: number, ctxIndex: number): string | undefined {
+  const type = parameter.type;
+  if (!type) return undefined;
+  if (!ts.isFunctionTypeNode(type)) return 'is not typed as a function type the rewrite can widen to pass the context and return an input-required result';
+  const returned = type.type;
+  if (!ts.isTypeReferenceNode(returned) || returned.typeName.getText() !== 'Promise' || returned.typeArguments?.length !== 1) return 'is not typed to return a Promise';
+  if (passed === ctxIndex && type.parameters.length !== passed) return 'declares other parameters than the callback hands it';
+  return undefined;
+}
+
+/** Where the call's awaited result goes, and whether the wrapper's code before it only computes. */
+export function passThrough(ts: TS, w: Pick<HandlerWrapper, 'outer' | 'call'>, checker?: ts.TypeChecker): PassThrough {
+  let use: ts.Node = w.call;
+  while (ts.isParenthesizedExpression(use.parent)) use = use.parent;
+  const awaited = ts.isAwaitExpression(use.parent) ? use.parent : undefined;
+  let result: ts.Node = awaited ?? use;
+  while (ts.isParenthesizedExpression(result.parent)) result = result.parent;
+  const body = w.outer.body!;
+  if (result === body || (ts.isReturnStatement(result.parent) && result.parent.expression === result)) {
+    return ts.isReturnStatement(result.parent) ? blockedPath(ts, result.parent, body, checker) ?? { kind: 'returned' } : { kind: 'returned' };
+  }
+  if (!awaited) return { kind: 'problem', problem: 'uses the handler\'s promise without awaiting it where it calls it' };
+  let statement: ts.Node | undefined = awaited;
+  while (statement && statement !== body && !isStatement(ts, statement)) statement = statement.parent;
+  if (!statement) return { kind: 'problem', problem: 'calls the handler where the rewrite cannot await it first' };
+  const before = evaluatedBefore(ts, awaited, statement === body ? body : statement);
+  if (before) return { kind: 'problem', problem: `evaluates \`${before.getText()}\` before it awaits the handler, which the rewrite would have to reorder` };
+  if (statement === body) return { kind: 'hoisted', awaited, statement: undefined };
+  const blocked = blockedPath(ts, statement as ts.Statement, body, checker);
+  return blocked ?? { kind: 'hoisted', awaited, statement: statement as ts.Statement };
+}
+
+function isStatement(ts: TS, node: ts.Node): node is ts.Statement {
+  return ts.isExpressionStatement(node) || ts.isReturnStatement(node) || ts.isVariableStatement(node) || ts.isIfStatement(node) ||
+    ts.isThrowStatement(node) || ts.isSwitchStatement(node) || ts.isForStatement(node) || ts.isForOfStatement(node) ||
+    ts.isForInStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node) || ts.isBlock(node) || ts.isTryStatement(node) ||
+    ts.isLabeledStatement(node);
+}
+
+/**
+ * Anything the statement evaluates before the awaited call other than literals and constants: moved
+ * after the call, it could see what the handler changed.
+ */
+function evaluatedBefore(ts: TS, awaited: ts.Node, statement: ts.Node): ts.Node | undefined {
+  for (let n: ts.Node = awaited; n !== statement; n = n.parent) {
+    for (const sibling of childrenOf(n.parent)) {
+      if (sibling === n) break;
+      const found = notInert(ts, sibling);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function childrenOf(node: ts.Node): ts.Node[] {
+  const children: ts.Node[] = [];
+  node.forEachChild(c => { children.push(c); });
+  return children;
+}
+
+/** The first part of `node` that is not a literal or a constant (the innermost one), if any. */
+function notInert(ts: TS, node: ts.Node): ts.Node | undefined {
+  if (ts.isTypeNode(node) || ts.isStringLiteralLike(node) || ts.isNumericLiteral(node) || node.kind === ts.SyntaxKind.TrueKeyword ||
+      node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword) {
+    return undefined;
+  }
+  if (ts.isIdentifier(node)) {
+    // A property's name, or a name that always holds the same value.
+    if (ts.isPropertyAssignment(node.parent) && node.parent.name === node) return undefined;
+    const decl = resolveIdentifier(ts, node);
+    const constant = decl?.kind === 'const' || decl?.kind === 'import' || (decl?.kind === 'parameter' && !isAssignedIn(ts, decl.scope, decl));
+    return constant ? undefined : node;
+  }
+  if (ts.isPropertyAssignment(node) || ts.isObjectLiteralExpression(node) || ts.isArrayLiteralExpression(node) ||
+      ts.isAsExpression(node) || ts.isParenthesizedExpression(node) || ts.isVariableDeclarationList(node) || ts.isVariableDeclaration(node)) {
+    for (const child of childrenOf(node)) {
+      const found = notInert(ts, child);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  return node;
+}
+
+/**
+ * The way from the wrapper's body to the statement: blocks and `try` blocks, whose statements before
+ * it only declare computed values (they run again in every round); a `finally` would run in every round.
+ */
+function blockedPath(ts: TS, statement: ts.Statement, body: ts.Node, checker: ts.TypeChecker | undefined): PassThrough | undefined {
+  for (let n: ts.Node = statement; n !== body; n = n.parent) {
+    const parent = n.parent;
+    if (ts.isBlock(parent)) {
+      const earlier = parent.statements.slice(0, parent.statements.indexOf(n as ts.Statement));
+      const effect = earlier.find(s => !ts.isVariableStatement(s) || !s.declarationList.declarations.every(d => isPureExpression(ts, d, checker)));
+      if (effect) return { kind: 'problem', problem: `runs \`${firstLine(effect.getText())}\` before it calls the handler, which would run again in every round` };
+      continue;
+    }
+    if (ts.isTryStatement(parent) && parent.tryBlock === n) {
+      if (parent.finallyBlock) return { kind: 'problem', problem: 'has a finally block around the handler\'s call, which would run again in every round' };
+      continue;
+    }
+    return { kind: 'problem', problem: 'calls the handler under a condition or in a loop, where the rewrite does not pass its input-required result on' };
+  }
+  return undefined;
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!;
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+}
+
+function nameOf(ts: TS, fn: ts.FunctionLikeDeclaration): string {
+  if ((ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn) || ts.isMethodDeclaration(fn)) && fn.name && ts.isIdentifier(fn.name)) return `${fn.name.text}()`;
+  if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return `${fn.parent.name.text}()`;
+  return 'the wrapping function';
+}

@@ -1,0 +1,126 @@
+import type * as ts from 'typescript';
+import type { HandlerWrapper, TS } from '../../src/analysis/types.js';
+import { passThrough } from '../../src/analysis/wrappedHandlers.js';
+import { skipOuter } from '../../src/analysis/sdk.js';
+import { ensureParameter, LocalNames } from './rewriteHandler.js';
+import { indentAt, reindent, splice, type Edit } from './text.js';
+
+export interface WrapperEnv {
+  ts: TS;
+  sourceFile: ts.SourceFile;
+  text: string;
+  newline: string;
+  unit: string;
+  literals: Array<[number, number]>;
+}
+
+export interface WrapperRewrite {
+  edits: Edit[];
+  sdkValues: Set<string>;
+  sdkTypes: Set<string>;
+}
+
+/**
+ * The wrapper a rewritten handler is called through (see wrappedHandlers.ts) passes the handler the
+ * request's context and hands an input-required result back to the SDK unchanged:
+ *
+ *   async (ctx) => {
+ *     const result = await handler(ctx);
+ *     if (isInputRequiredResult(result)) return result;
+ *     return { content: [{ type: 'text', text: result }] };
+ *   }
+ *
+ * and the parameter it is given the handler through says so in its type
+ * (`handler: (ctx: ServerContext) => Promise<string | InputRequiredResult>`).
+ */
+export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper): WrapperRewrite {
+  const { ts, sourceFile, text } = env;
+  const edits: Edit[] = [];
+  const sdkValues = new Set<string>();
+  const sdkTypes = new Set<string>();
+  const names = new LocalNames(ts, w.outer);
+  const ctx = ensureParameter(env, w.outer, w.outerCtxParamIndex, 'ctx', names, edits, new Map(), sdkTypes);
+  const addsContext = w.call.arguments.length === w.outerCtxParamIndex;
+  const args = [...w.call.arguments.map(a => a.getText(sourceFile)), ...(addsContext ? [ctx] : [])];
+  const callText = `${w.call.expression.getText(sourceFile)}(${args.join(', ')})`;
+  edits.push(...parameterTypeEdits(env, w.parameter, addsContext, sdkTypes));
+
+  const through = passThrough(ts, w);
+  if (through.kind === 'problem') throw new Error(`the wrapper at ${sourceFile.fileName}:${w.call.getStart(sourceFile)} cannot pass input-required results on: ${through.problem}`);
+  if (through.kind === 'returned') {
+    if (addsContext) edits.push({ start: w.call.getStart(sourceFile), end: w.call.getEnd(), text: callText });
+    return { edits, sdkValues, sdkTypes };
+  }
+  sdkValues.add('isInputRequiredResult');
+  const { awaited, statement } = through;
+  const nl = env.newline;
+  const declared = statement && ts.isVariableStatement(statement) ? onlyDeclared(ts, statement, awaited) : undefined;
+  if (declared) {
+    // `const text = await fn(args);` already names the result.
+    const end = statement!.getEnd();
+    const lineEnd = text.indexOf('\n', end);
+    const gap = text.slice(end, lineEnd === -1 ? text.length : lineEnd).trim() === '' ? `${nl}${indentAt(text, statement!.getStart(sourceFile))}` : ' ';
+    if (addsContext) edits.push({ start: w.call.getStart(sourceFile), end: w.call.getEnd(), text: callText });
+    edits.push({ start: end, end, text: `${gap}if (isInputRequiredResult(${declared})) return ${declared};` });
+    return { edits, sdkValues, sdkTypes };
+  }
+  const result = names.take('result');
+  const passOn = [`const ${result} = await ${callText};`, `if (isInputRequiredResult(${result})) return ${result};`];
+  const replaced = (node: ts.Node): string => splice(text, node.getStart(sourceFile), node.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: result }], env.literals).text;
+  if (statement) {
+    // Line by line, or on the statement's own line when it shares it (`{ try { return ...; } ... }`).
+    const start = statement.getStart(sourceFile);
+    const own = text.slice(text.lastIndexOf('\n', start - 1) + 1, start).trim() === '';
+    const gap = own ? `${nl}${indentAt(text, start)}` : ' ';
+    edits.push({ start, end: start, text: passOn.map(l => `${l}${gap}`).join('') });
+    edits.push({ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: result });
+    return { edits, sdkValues, sdkTypes };
+  }
+  // An expression body becomes a block that awaits the handler first.
+  const body = w.outer.body as ts.Expression;
+  const inner = skipOuter(ts, body);
+  const returned = ts.isParenthesizedExpression(body) && ts.isObjectLiteralExpression(inner) ? inner : body;
+  const base = indentAt(text, w.outer.getStart(sourceFile));
+  const indent = base + env.unit;
+  const value = reindent({ text: replaced(returned), protect: [] }, base, indent);
+  const block = ['{', ...passOn.map(l => `${indent}${l}`), `${indent}return ${value};`, `${base}}`].join(nl);
+  edits.push({ start: body.getStart(sourceFile), end: body.getEnd(), text: block });
+  return { edits, sdkValues, sdkTypes };
+}
+
+/** The name `const name = await fn(args);` declares, when the awaited call is its whole initializer. */
+function onlyDeclared(ts: TS, statement: ts.VariableStatement, awaited: ts.AwaitExpression): string | undefined {
+  const [d, ...rest] = statement.declarationList.declarations;
+  if (!d || rest.length > 0 || !ts.isIdentifier(d.name) || !d.initializer || skipOuter(ts, d.initializer) !== awaited) return undefined;
+  if (!(statement.declarationList.flags & ts.NodeFlags.Const)) return undefined;
+  return d.name.text;
+}
+
+/** `handler: () => Promise<string>` → `handler: (ctx: ServerContext) => Promise<string | InputRequiredResult>`. */
+function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration, addsContext: boolean, sdkTypes: Set<string>): Edit[] {
+  const { ts, sourceFile } = env;
+  const type = parameter.type;
+  if (!type || !ts.isFunctionTypeNode(type)) return [];
+  const edits: Edit[] = [];
+  if (addsContext) {
+    sdkTypes.add('ServerContext');
+    const at = type.parameters.end;
+    edits.push({ start: at, end: at, text: `${type.parameters.length > 0 ? ', ' : ''}ctx: ServerContext` });
+  }
+  const promised = (type.type as ts.TypeReferenceNode).typeArguments![0]!;
+  const own = promised.getText(sourceFile);
+  if (!/\bInputRequiredResult\b/.test(own)) {
+    sdkTypes.add('InputRequiredResult');
+    const plain = ts.isUnionTypeNode(promised) || ts.isTypeReferenceNode(promised) || ts.isTypeLiteralNode(promised) || promised.kind === ts.SyntaxKind.StringKeyword ||
+      promised.kind === ts.SyntaxKind.NumberKeyword || promised.kind === ts.SyntaxKind.BooleanKeyword || ts.isArrayTypeNode(promised);
+    edits.push({ start: promised.getStart(sourceFile), end: promised.getEnd(), text: `${plain ? own : `(${own})`} | InputRequiredResult` });
+  }
+  return edits;
+}
+
+/** The wrappers of the handlers a file rewrites, once each (one wrapper may call several handlers). */
+export function wrappersOf(wrappers: Array<HandlerWrapper | undefined>): HandlerWrapper[] {
+  const seen = new Map<ts.FunctionLikeDeclaration, HandlerWrapper>();
+  for (const w of wrappers) if (w && !seen.has(w.outer)) seen.set(w.outer, w);
+  return [...seen.values()];
+}
