@@ -463,9 +463,11 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     return refuse('nested-callback', 'the question is asked inside a callback nested in the handler; move it to the handler body.');
   }
   // Loops, catch blocks, conditional expressions and Promise.all are judged by the handler's rounds plan (rounds.ts).
-  if (!flow.statement || !flow.form) {
-    const body = context.handler.fn.body;
-    return refuse('unsupported-construct', body && !ts.isBlock(body) ? EXPRESSION_BODY : 'the question is not in a statement the rewrite can split.');
+  if (!flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
+  // An expression body becomes `{ return <body>; }` before the rewrite (normalize.ts); a question it
+  // evaluates only under a condition needs the statements a block body would give it.
+  if (!flow.statement && !flow.tags.every(t => t === 'straight-line')) {
+    return refuse('unsupported-construct', 'the question is asked under a condition in an arrow function\'s expression body; give the handler a block body.');
   }
   const caseProblem = flow.tags.includes('switch-case') ? switchCaseProblem(ts, flow.awaited, context.handler.fn) : undefined;
   if (caseProblem) return refuse('unsupported-construct', `${caseProblem}.`);
@@ -713,8 +715,6 @@ function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');
 }
 
-const EXPRESSION_BODY = 'the handler is an arrow function with an expression body; give it a block body.';
-
 /** Handler shapes the rewrite does not produce code for (yet). */
 function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string | undefined {
   const fn = handler.fn;
@@ -722,7 +722,7 @@ function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string |
   if (format) return format;
   if (fn.asteriskToken) return 'generator handlers are not rewritten.';
   if (handler.wrapper?.problem) return handler.wrapper.problem;
-  if (!fn.body || !ts.isBlock(fn.body)) return EXPRESSION_BODY;
+  if (!fn.body) return 'the handler has no body.';
   if (!ts.getModifiers(fn)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword)) return 'the handler is not async; the rewrite needs to await the state codec.';
   const ctxParam = fn.parameters[handler.ctxParamIndex];
   if (ctxParam && !ts.isIdentifier(ctxParam.name)) {
@@ -852,7 +852,8 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolverOf: (node:
       .sort((a, b) => a.site.start - b.site.start);
     if (questions.length === 0 && urlThrows.length === 0) continue;
     let roundsPlan: RoundsPlan<QuestionPlan> | undefined;
-    if (questions.length > 0) {
+    // An expression body has its one question where `{ return <body>; }` will: it is planned once it is that block (normalize.ts).
+    if (questions.length > 0 && handler.fn.body && ts.isBlock(handler.fn.body)) {
       const planned = planRounds<QuestionPlan>({
         ts, checker: rounds.checker, fn: handler.fn, questions, questionOf: rounds.questionOf,
         reevaluated: q => (q.helper && !q.helper.split.identity ? q.helper.split.resultParams.map(p => q.helper!.call.arguments[p]).filter((a): a is ts.Expression => !!a) : []),

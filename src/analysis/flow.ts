@@ -40,7 +40,10 @@ export interface FlowInfo {
   consumption: Consumption;
   /** The `await` expression (or the call itself for `return call()`). */
   awaited: ts.Expression;
-  /** The statement that holds the question, directly inside a statement list or branch. */
+  /**
+   * The statement that holds the question, directly inside a statement list or branch. Undefined
+   * with a form: the question is in an arrow function's expression body (see expressionBodyOf).
+   */
   statement: ts.Statement | undefined;
   form: AnswerForm | undefined;
   /** Why an embedded question cannot be lifted out of its statement, if it cannot. */
@@ -60,9 +63,23 @@ export function analyzeFlow(ts: TS, call: ts.Expression, boundary: ts.FunctionLi
   if (tags.length === 0) tags.push('straight-line');
   if (consumption === 'parallel' && !tags.includes('parallel')) tags.push('parallel');
   const statement = statementOf(ts, awaited, boundary);
-  const form = statement && formOf(ts, statement, awaited);
-  const embeddedBlocker = statement && form === 'embedded' ? impurePrefix(ts, awaited, statement) : undefined;
+  const body = statement ? undefined : expressionBodyOf(ts, awaited, boundary);
+  // In an arrow function's expression body the question is read as in `{ return <body>; }`, the block the rewrite makes of it.
+  const form = statement ? formOf(ts, statement, awaited) : body && (skipOuterNoCast(ts, body) === awaited ? 'return' : 'embedded');
+  const container = statement ?? body;
+  const embeddedBlocker = container && form === 'embedded' ? impurePrefix(ts, awaited, container) : undefined;
   return { tags, consumption, awaited, statement, form, embeddedBlocker };
+}
+
+/** The expression body of `boundary` that holds `node` outside any nested function, if it does. */
+export function expressionBodyOf(ts: TS, node: ts.Node, boundary: ts.FunctionLikeDeclaration): ts.Expression | undefined {
+  const body = boundary.body;
+  if (!body || ts.isBlock(body)) return undefined;
+  for (let n: ts.Node | undefined = node; n && n !== boundary; n = n.parent) {
+    if (n === body) return body as ts.Expression;
+    if (isFunctionLike(ts, n) && n !== node) return undefined;
+  }
+  return undefined;
 }
 
 function tagFor(ts: TS, node: ts.Node, child: ts.Node): ControlFlowTag | undefined {
@@ -174,7 +191,7 @@ function skipOuterNoCast(ts: TS, expr: ts.Expression): ts.Expression {
  * In `f(a(), await ask())` the call `a()` runs before the question; lifting the question out of
  * the statement would move it after. Only side-effect-free code may run before an embedded question.
  */
-function impurePrefix(ts: TS, awaited: ts.Node, statement: ts.Statement): string | undefined {
+function impurePrefix(ts: TS, awaited: ts.Node, statement: ts.Node): string | undefined {
   let child: ts.Node = awaited;
   for (let node = awaited.parent; node && child !== statement; child = node, node = node.parent) {
     for (const earlier of evaluatedBefore(ts, node, child)) {
@@ -197,14 +214,24 @@ function evaluatedBefore(ts: TS, node: ts.Node, child: ts.Node): ts.Node[] {
     return before;
   }
   if (ts.isBinaryExpression(node)) return node.right === child ? [node.left] : before;
-  if (ts.isArrayLiteralExpression(node) || ts.isObjectLiteralExpression(node)) {
-    const items: readonly ts.Node[] = ts.isArrayLiteralExpression(node) ? node.elements : node.properties;
-    for (const item of items) {
+  if (ts.isArrayLiteralExpression(node)) {
+    for (const item of node.elements) {
       if (item === child) break;
       before.push(item);
     }
     return before;
   }
+  if (ts.isObjectLiteralExpression(node)) {
+    // What a property evaluates: its computed name and its value (`type: 'text'` only computes).
+    for (const item of node.properties) {
+      if (item === child) break;
+      if (item.name && ts.isComputedPropertyName(item.name)) before.push(item.name.expression);
+      if (ts.isPropertyAssignment(item)) before.push(item.initializer);
+      else if (ts.isSpreadAssignment(item)) before.push(item.expression);
+    }
+    return before;
+  }
+  if (ts.isPropertyAssignment(node) && node.initializer === child && ts.isComputedPropertyName(node.name)) return [node.name.expression];
   if (ts.isTemplateExpression(node)) {
     for (const span of node.templateSpans) {
       if (span === child) break;

@@ -847,6 +847,27 @@ describe('requests built in a local before the question', () => {
   });
 });
 
+describe('a handler with an expression body', () => {
+  const handler = (body: string) => analyzeBoth([...V2, `server.registerTool('t', {}, async (ctx) => ${body});`].join('\n'));
+
+  it('is read as the block that returns it: one question, straight or embedded after what only computes, migrates', () => {
+    for (const body of [
+      `await ctx.mcpReq.elicitInput(${FORM})`,
+      `({ content: [{ type: 'text' as const, text: (await ctx.mcpReq.elicitInput(${FORM})).action }] })`,
+    ]) {
+      const { typed, untyped } = handler(body);
+      expect([...verdicts(typed), ...verdicts(untyped)]).toEqual(['4 migrate', '4 migrate']);
+    }
+  });
+
+  it('refused when the question is asked under a condition, or after code with effects', () => {
+    const conditional = handler(`Math.random() > 0.5 ? { content: [] } : (await ctx.mcpReq.elicitInput(${FORM})) && { content: [] }`).typed;
+    expect(hint(conditional.sites[0]!)).toBe("the question is asked under a condition in an arrow function's expression body; give the handler a block body.");
+    const effect = handler(`({ content: [{ type: 'text' as const, text: String(Date.now()) + (await ctx.mcpReq.elicitInput(${FORM})).action }] })`).typed;
+    expect(hint(effect.sites[0]!)).toMatch(/^`String\(Date\.now\(\)\)` runs before the question in the same statement/);
+  });
+});
+
 describe('questions reached through a function handed to a registrar', () => {
   const ASK = `async function confirm(): Promise<string> { const a = await server.server.elicitInput(${FORM}); return a.action; }`;
 
@@ -891,10 +912,9 @@ describe('handlers behind a wrapper that shapes their result', () => {
     expect(handlers.map(h => h.name)).toEqual([undefined, 'first', 'second']);
   });
 
-  it('an expression-bodied function given is refused with that reason', () => {
+  it('an expression-bodied function given is a handler too', () => {
     const registrar = "const register = (name: string, handler: () => Promise<string>) => server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));";
-    const { hint: why } = verdictOf([ASK, registrar, "register('confirm', async () => await confirm());"]);
-    expect(why).toMatch(/expression body; give it a block body/);
+    expect(verdictOf([ASK, registrar, "register('confirm', async () => await confirm());"]).notation).toEqual(['migrate']);
   });
 
   const refused: Array<[string, string[], RegExp]> = [

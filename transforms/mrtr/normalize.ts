@@ -4,10 +4,10 @@ import { conditionalOf, isStableReference } from '../../src/analysis/rounds.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { TS } from '../../src/analysis/types.js';
 import { LocalNames } from './rewriteHandler.js';
-import { indentAt, reindentProtected, type Edit } from './text.js';
+import { indentAt, literalRanges, reindentProtected, type Edit } from './text.js';
 
 /**
- * Before a handler is printed, two shapes around its questions are lowered into plainer statements
+ * Before a handler is printed, the shapes around its questions are lowered into plainer statements
  * the rounds can resume in, as TypeScript's generator transform lowers them before building its
  * state machine:
  *
@@ -15,7 +15,8 @@ import { indentAt, reindentProtected, type Edit } from './text.js';
  *   it where it was (`for (let pageIndex = 0; pageIndex < pages.length; pageIndex++) { const page =
  *   pages[pageIndex]; ... }`), the iterable held in a const first when it is not a plain name;
  * - a question in a conditional expression gets its own statement: `if (force || (await ask()).ok)`
- *   becomes `let condition = force; if (!condition) { condition = (await ask()).ok; } if (condition)`.
+ *   becomes `let condition = force; if (!condition) { condition = (await ask()).ok; } if (condition)`;
+ * - an arrow function's expression body becomes a block that returns it.
  *
  * The file is then analysed again and printed from the new plan; the analysis of the original
  * decided that these shapes can be rewritten (rounds.ts).
@@ -34,8 +35,25 @@ export interface NormalizeOptions {
 
 export function normalizeEdits(options: NormalizeOptions, analysis: FileAnalysis): Edit[] {
   const edits: Edit[] = [];
-  for (const plan of analysis.plans) edits.push(...handlerEdits(options, plan));
+  for (const plan of analysis.plans) edits.push(...blockBody(options, plan.handler.fn), ...handlerEdits(options, plan));
   return edits;
+}
+
+/** `async () => await confirm()` → `async () => {\n  return await confirm();\n}`: the rounds are statements. */
+function blockBody(o: NormalizeOptions, fn: ts.FunctionLikeDeclaration): Edit[] {
+  const { ts, sourceFile, text } = o;
+  const body = fn.body;
+  if (!body || ts.isBlock(body)) return [];
+  // `({ ... })` returns the object without its parentheses; anything else keeps them.
+  const returned = ts.isParenthesizedExpression(body) && ts.isObjectLiteralExpression(body.expression) ? body.expression : body as ts.Expression;
+  const start = returned.getStart(sourceFile);
+  const literals = literalRanges(ts, sourceFile)
+    .filter(([s, e]) => s >= start && e <= returned.getEnd())
+    .map(([s, e]) => [s - start, e - start] as [number, number]);
+  const base = indentAt(text, fn.getStart(sourceFile));
+  const inner = base + o.unit;
+  const value = reindentProtected({ text: returned.getText(sourceFile), protect: literals }, indentAt(text, start), inner).text;
+  return [{ start: body.getStart(sourceFile), end: body.getEnd(), text: `{${o.newline}${inner}return ${value};${o.newline}${base}}` }];
 }
 
 function handlerEdits(o: NormalizeOptions, plan: HandlerPlan): Edit[] {
