@@ -10,6 +10,7 @@ import {
   MAX_TRACE_DEPTH,
   memberName,
   skipTypeWrappers,
+  variableOf,
   staticString,
   traceConst,
   type AnyRuleContext,
@@ -150,5 +151,19 @@ export function serverVerifyOption(context: AnyRuleContext, construction: TSESTr
 
 /** `new McpServer(...)` / `new Server(...)` of an MCP SDK package. */
 export function isServerConstruction(context: AnyRuleContext, node: TSESTree.NewExpression): boolean {
-  return isExportOf(context, node.callee, 'McpServer', isMcpModule) || isExportOf(context, node.callee, 'Server', isMcpModule);
+  return isServerClass(context, node.callee, new Set());
+}
+
+/** The SDK's McpServer / Server, or a class of the file that extends one at any depth (`class AppServer extends Server {}`). */
+function isServerClass(context: AnyRuleContext, callee: TSESTree.Node, seen: Set<TSESTree.Node>): boolean {
+  if (isExportOf(context, callee, 'McpServer', isMcpModule) || isExportOf(context, callee, 'Server', isMcpModule)) return true;
+  const e = skipTypeWrappers(callee);
+  if (e.type !== AST_NODE_TYPES.Identifier) return false;
+  const def = variableOf(context, e)?.defs[0];
+  const node = def?.node;
+  const cls = node?.type === AST_NODE_TYPES.ClassDeclaration ? node
+    : node?.type === AST_NODE_TYPES.VariableDeclarator && node.init?.type === AST_NODE_TYPES.ClassExpression ? node.init : undefined;
+  if (!cls?.superClass || seen.has(cls)) return false;
+  seen.add(cls);
+  return isServerClass(context, cls.superClass, seen);
 }

@@ -595,7 +595,7 @@ function isConstantText(ts: TS, expr: ts.Expression): boolean {
  */
 function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict | undefined {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
-  const where = (c: ts.NewExpression): string => {
+  const where = (c: ts.Node): string => {
     const file = c.getSourceFile();
     return `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(c.getStart()).line + 1}`;
   };
@@ -609,6 +609,14 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
   }
   if (constructions.length === 0) {
     return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file or in a file that calls it, so its requestState codec cannot be wired; construct it where the handler can be traced to it or migrate by hand.');
+  }
+  // `new AppServer(info, options)` hands its options to the SDK only when no class in between has a constructor of its own.
+  for (const c of constructions) {
+    const own = resolver.serverClassOf(c.expression)?.subclasses.find(cls => cls.members.some(m => ts.isConstructorDeclaration(m)));
+    if (own) {
+      const name = own.name?.text ?? 'the server class';
+      return refuse('unsupported-construct', `the server is built by ${name} (${where(own)}), which has a constructor of its own, so options given to new ${name}(...) may not reach the SDK; wire the requestState codec into its super(...) call by hand.`);
+    }
   }
   return undefined;
 }

@@ -233,6 +233,40 @@ export class SdkResolver {
     return undefined;
   }
 
+  /**
+   * What `new <ctor>(...)` builds when `ctor` is the SDK's McpServer / Server or a class of the
+   * project that extends one (at any depth: `class AppServer extends Server {}`), with those classes,
+   * nearest first. `exportOf` reads an SDK name (by syntax only, or with the checker too).
+   */
+  serverClassOf(ctor: ts.Expression, exportOf: (e: ts.Expression) => SdkImport | undefined = e => this.sdkExport(e), seen = new Set<ts.Node>()): { value: ResolvedValue; subclasses: ts.ClassLikeDeclaration[] } | undefined {
+    const ts = this.ts;
+    const e = skipOuter(ts, ctor);
+    const own = serverOf(exportOf(e));
+    if (own) return { value: own, subclasses: [] };
+    const cls = this.classOf(e);
+    if (!cls || seen.has(cls)) return undefined;
+    seen.add(cls);
+    const base = cls.heritageClauses?.find(h => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0]?.expression;
+    const found = base && this.serverClassOf(base, exportOf, seen);
+    return found ? { value: found.value, subclasses: [cls, ...found.subclasses] } : undefined;
+  }
+
+  /** The project's class a name denotes: declared in this file, or (with the checker) imported from another of the project. */
+  private classOf(e: ts.Expression): ts.ClassLikeDeclaration | undefined {
+    const ts = this.ts;
+    if (!ts.isIdentifier(e)) return undefined;
+    const decl = resolveIdentifier(ts, e);
+    const node = decl?.declaration;
+    if (node && ts.isClassLike(node)) return node;
+    if (node && ts.isVariableDeclaration(node) && decl.kind === 'const' && node.initializer && ts.isClassExpression(skipOuter(ts, node.initializer))) {
+      return skipOuter(ts, node.initializer) as ts.ClassExpression;
+    }
+    if (decl?.kind !== 'import' || !this.checker) return undefined;
+    let symbol = this.checker.getSymbolAtLocation(e);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
+    return symbol?.declarations?.find((d): d is ts.ClassDeclaration => ts.isClassDeclaration(d) && isProjectSource(d.getSourceFile()));
+  }
+
   private exportFromChecker(e: ts.Expression): SdkImport | undefined {
     const checker = this.checker!;
     const target = this.ts.isPropertyAccessExpression(e) ? e.name : e;
@@ -297,7 +331,7 @@ export class SdkResolver {
    */
   private constructedServer(e: ts.Expression): ResolvedValue | undefined {
     const ts = this.ts;
-    if (ts.isNewExpression(e)) return serverOf(this.importedExport(skipOuter(ts, e.expression)));
+    if (ts.isNewExpression(e)) return this.serverClassOf(e.expression, x => this.importedExport(x))?.value;
     if (ts.isPropertyAccessExpression(e)) {
       const owner = this.constructedServer(skipOuter(ts, e.expression));
       return owner?.kind === 'mcp-server' ? memberKind(owner, e.name.text) : undefined;
@@ -344,6 +378,14 @@ export class SdkResolver {
       const sdk = declaredIn(symbol);
       if (sdk && symbol.name === 'McpServer') return { kind: 'mcp-server', sdk };
       if (sdk && symbol.name === 'Server') return { kind: 'server', sdk };
+      // A class of the project that extends one of them (`class AppServer extends Server {}`), at any depth.
+      const target = (t.flags & this.ts.TypeFlags.Object) && ((t as ts.ObjectType).objectFlags & this.ts.ObjectFlags.Reference) ? (t as ts.TypeReference).target : t;
+      if (!sdk && target.isClassOrInterface() && symbol.flags & this.ts.SymbolFlags.Class) {
+        for (const base of checker.getBaseTypes(target)) {
+          const found = this.kindOfType(base);
+          if (found?.kind === 'mcp-server' || found?.kind === 'server') return found;
+        }
+      }
     }
     // Contexts are structural: recognise them by members the SDK declares.
     const sendRequest = t.getProperty('sendRequest');
@@ -364,7 +406,7 @@ export class SdkResolver {
 
   private resolveBySyntax(e: ts.Expression): ResolvedValue | undefined {
     const ts = this.ts;
-    if (ts.isNewExpression(e)) return serverOf(this.sdkExport(e.expression));
+    if (ts.isNewExpression(e)) return this.serverClassOf(e.expression, x => this.sdkExport(x))?.value;
     if (ts.isPropertyAccessExpression(e)) {
       const member = e.name.text;
       if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return this.resolveThisMember(e, member);

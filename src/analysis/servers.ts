@@ -11,10 +11,7 @@ export function serverConstructions(ts: TS, expr: ts.Expression, resolver: SdkRe
   const e = skipOuter(ts, expr);
   if (seen.has(e)) return [];
   seen.add(e);
-  if (ts.isNewExpression(e)) {
-    const ctor = resolver.sdkExport(e.expression);
-    return ctor && (ctor.exported === 'McpServer' || ctor.exported === 'Server') ? [e] : [];
-  }
+  if (ts.isNewExpression(e)) return resolver.serverClassOf(e.expression) ? [e] : [];
   if (ts.isPropertyAccessExpression(e)) {
     if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return thisMember(ts, e, resolver, seen);
     // mcpServer.server: the low-level server lives inside the McpServer built here.

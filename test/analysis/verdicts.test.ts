@@ -972,3 +972,59 @@ describe('handlers a registrar hands to the SDK unchanged', () => {
     expect(analyzeBoth(text).typed.handlers).toEqual([]);
   });
 });
+
+describe('servers built from subclasses of the SDK classes', () => {
+  const V2_BASE = ["import { McpServer, Server } from '@modelcontextprotocol/server';"];
+  const TOOL = [
+    "server.registerTool('t', {}, async () => {",
+    `  const a = await server.server.elicitInput(${FORM});`,
+    "  return { content: [{ type: 'text' as const, text: a.action }] };",
+    '});',
+  ];
+
+  it('a subclass at any depth, declared or held in a const, is the server it extends, with and without types', () => {
+    for (const classes of [
+      ['class AppServer extends McpServer {}', 'class BranchServer extends AppServer { label() { return 1; } }'],
+      ['const AppServer = class extends McpServer {};', 'class BranchServer extends AppServer {}'],
+    ]) {
+      const { typed, untyped } = analyzeBoth([...V2_BASE, ...classes, "const server = new BranchServer({ name: 't', version: '1' });", ...TOOL].join('\n'));
+      expect([...verdicts(typed), ...verdicts(untyped)]).toEqual(['6 migrate', '6 migrate']);
+    }
+  });
+
+  it('a low-level subclass asks through its own methods', () => {
+    const { typed, untyped } = analyzeBoth([...V2_BASE,
+      'class AppServer extends Server {}',
+      "const low = new AppServer({ name: 't', version: '1' }, { capabilities: { tools: {} } });",
+      "low.setRequestHandler('tools/call', async () => {",
+      "  const r = await low.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });",
+      "  return { content: [{ type: 'text' as const, text: r.model }] };",
+      '});',
+    ].join('\n'));
+    expect([...verdicts(typed), ...verdicts(untyped)]).toEqual(['5 migrate', '5 migrate']);
+  });
+
+  it('a subclass with a constructor of its own is refused: the options of new may not reach the SDK', () => {
+    const { typed } = analyzeBoth([...V2_BASE,
+      "class AppServer extends McpServer { constructor() { super({ name: 'fixed', version: '1' }); } }",
+      'const server = new AppServer();', ...TOOL].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:unsupported-construct']);
+    expect(hint(typed.sites[0]!)).toMatch(/^the server is built by AppServer \(__snippet__\.ts:2\), which has a constructor of its own, so options given to new AppServer\(\.\.\.\) may not reach the SDK; wire the requestState codec into its super\(\.\.\.\) call by hand\.$/);
+  });
+
+  it('a subclass imported from another module is followed with types', () => {
+    const { program, sourceFiles } = snippetsProgram({
+      'subclass-a/app.ts': [...V2_BASE, 'export class AppServer extends McpServer {}'].join('\n'),
+      'subclass-a/tools.ts': ["import { AppServer } from './app.js';", "const server = new AppServer({ name: 't', version: '1' });", ...TOOL].join('\n'),
+    });
+    const tools = analyzeFile({ ts, sourceFile: sourceFiles[1]!, program });
+    expect(verdicts(tools)).toEqual(['4 migrate']);
+  });
+
+  it('a class that only looks like one is not a server', () => {
+    const { typed, untyped } = analyzeBoth([...V2_BASE,
+      'class Base { server = { elicitInput: async (p: unknown) => ({ action: String(p) }) }; registerTool(..._: unknown[]) {} }',
+      'class AppServer extends Base {}', "const server = new AppServer();", ...TOOL].join('\n'));
+    expect([...typed.sites, ...untyped.sites]).toEqual([]);
+  });
+});

@@ -39,6 +39,13 @@ const codec = createRequestStateCodec({ key: process.env.MCP_REQUEST_STATE_KEY! 
 const server = new Server({ name: 'demo', version: '2.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler('tools/call', async (request, ctx) => inputRequired({ requestState: await codec.mint({ step: 1 }, ctx) }));`;
 
+// A server built from the file's own subclass of the SDK's class (at any depth).
+const subclassVerified = `${header}class AppServer extends McpServer {}
+const BranchServer = class extends AppServer {};
+const server = new BranchServer({ name: 'demo', version: '2.0.0' }, { requestState: { verify: codec.verify } });
+server.registerTool('delete', {}, async (ctx) => inputRequired({ requestState: await codec.mint({ step: 'confirm' }, ctx) }));`;
+const subclassNoVerify = subclassVerified.replace(", { requestState: { verify: codec.verify } }", '');
+
 // Handlers in their own module: the server (and its verify hook) is built elsewhere.
 const handlersOnly = `import { inputRequired, type McpServer, type RequestStateCodec } from '@modelcontextprotocol/server';
 export function register(server: McpServer, codec: RequestStateCodec<{ step: string }>) {
@@ -79,6 +86,7 @@ export const ask = () => inputRequired({ inputRequests: { ok: inputRequired.list
     `function inputRequired(x: { requestState: string }) { return x; }
 export const r = inputRequired({ requestState: JSON.stringify({ a: 1 }) });`,
     { code: handlersOnly, options: [{ allowVerifyElsewhere: true }] },
+    subclassVerified,
   ],
   invalid: [
     { code: json, errors: [{ messageId: 'unprotectedState', ...at(json, 'JSON.stringify') }] },
@@ -91,6 +99,7 @@ export const r = inputRequired({ requestState: JSON.stringify({ a: 1 }) });`,
     { code: namespaceImport, errors: [{ messageId: 'unprotectedState', ...at(namespaceImport, "'step-2'") }] },
     { code: mintedNoVerify, errors: [{ messageId: 'serverWithoutVerify', ...at(mintedNoVerify, 'new McpServer') }] },
     { code: lowLevelNoVerify, errors: [{ messageId: 'serverWithoutVerify', ...at(lowLevelNoVerify, 'new Server') }] },
+    { code: subclassNoVerify, errors: [{ messageId: 'serverWithoutVerify', ...at(subclassNoVerify, 'new BranchServer') }] },
     { code: handlersOnly, errors: [{ messageId: 'noVerifiedServer', ...at(handlersOnly, 'requestState:') }] },
     { code: packageCodec, errors: [{ messageId: 'noVerifiedServer', ...at(packageCodec, 'requestState:') }] },
   ],
