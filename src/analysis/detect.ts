@@ -49,8 +49,11 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   if (ts.isIdentifier(callee)) {
     // const { sendRequest } = extra; sendRequest({ method: 'elicitation/create', ... }, ElicitResultSchema)
     const fn = resolver.resolve(callee);
-    if (fn?.kind === 'send-request') return requestStyle(ts, call, 'extra.sendRequest', fn.sdk, resolver, args[2]);
-    return undefined;
+    if (fn?.kind !== 'send-request') return undefined;
+    // v1's sendRequest(request, schema, options); v2's ctx.mcpReq.send(request, options?) or (request, schema, options?).
+    return fn.sdk === 'v2'
+      ? requestStyle(ts, call, 'ctx.mcpReq.send', fn.sdk, resolver, optionsAfterSchema(ts, args, resolver))
+      : requestStyle(ts, call, 'extra.sendRequest', fn.sdk, resolver, args[2]);
   }
   if (!ts.isPropertyAccessExpression(callee)) return undefined;
   const method = callee.name.text;

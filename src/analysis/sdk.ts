@@ -290,12 +290,24 @@ export class SdkResolver {
     let result: ResolvedValue | undefined;
     try {
       const typed = this.handlerContext(e) ?? this.constructedServer(e) ?? this.resolveByType(e);
-      result = typed === 'not-sdk' ? undefined : typed ?? this.resolveBySyntax(e);
+      // A parameter typed with a function type written in the file takes whatever its callers pass (`ctx.mcpReq.send`).
+      result = typed === 'not-sdk' && !this.isFunctionTypedParameter(e) ? undefined : (typed === 'not-sdk' ? undefined : typed) ?? this.resolveBySyntax(e);
     } finally {
       this.visiting.delete(e);
     }
     this.memo.set(e, result ?? null);
     return result;
+  }
+
+  /** A parameter whose written type is a function type, in place or through an alias of the project (`ask: Ask`). */
+  private isFunctionTypedParameter(e: ts.Expression): boolean {
+    const ts = this.ts;
+    const parameter = ts.isIdentifier(e) ? resolveIdentifier(ts, e)?.declaration : undefined;
+    if (!parameter || !ts.isParameter(parameter) || !parameter.type) return false;
+    const type = skipParentheses(ts, parameter.type);
+    if (ts.isFunctionTypeNode(type)) return true;
+    const written = ts.isTypeReferenceNode(type) && this.checker ? this.checker.getTypeFromTypeNode(type) : undefined;
+    return !!written && written.getCallSignatures().length > 0 && !written.getSymbol()?.declarations?.some(d => sdkOfFileName(d.getSourceFile().fileName));
   }
 
   /**
@@ -401,6 +413,10 @@ export class SdkResolver {
         (symbol.name === 'sendRequest' || declaringPropertyName(this.ts, symbol) === 'sendRequest')) {
       return { kind: 'send-request', sdk: 'v1' };
     }
+    // v2's `ctx.mcpReq.send` as a value: the call signatures written on the `send` member of the context's `mcpReq`.
+    if (t.getCallSignatures().length > 0 && symbol && declaredIn(symbol) === 'v2' && isMcpReqSend(this.ts, symbol)) {
+      return { kind: 'send-request', sdk: 'v2' };
+    }
     return undefined;
   }
 
@@ -491,10 +507,13 @@ export class SdkResolver {
     // written here (see typeLiteralMember).
     if (parameter.type && isTypeLiteral(ts, parameter.type)) return undefined;
     // A helper's parameter: whatever its callers pass in that position.
-    for (const call of this.callsOf(fn)) {
+    const calls = this.callsOf(fn);
+    for (const call of calls) {
       const arg = call.arguments[index];
       if (!arg) continue;
       const passed = this.resolve(arg);
+      // A function called through the parameter asks the client only if every caller hands it the SDK's sendRequest.
+      if (passed?.kind === 'send-request' && !calls.every(c => c.arguments[index] && this.resolve(c.arguments[index]!)?.kind === 'send-request')) return undefined;
       if (passed) return ts.isIdentifier(parameter.name) ? passed : this.resolveBindingElement(name, passed);
     }
     return undefined;
@@ -705,7 +724,17 @@ function memberKind(owner: ResolvedValue, member: string): ResolvedValue | undef
   if (owner.kind === 'mcp-server' && member === 'server') return { kind: 'server', sdk: owner.sdk };
   if (owner.kind === 'context' && member === 'mcpReq') return { kind: 'mcp-req', sdk: owner.sdk };
   if (owner.kind === 'context' && member === 'sendRequest') return { kind: 'send-request', sdk: owner.sdk };
+  // `ctx.mcpReq.send` taken as a value (handed to a helper): v2's sendRequest.
+  if (owner.kind === 'mcp-req' && member === 'send') return { kind: 'send-request', sdk: owner.sdk };
   return undefined;
+}
+
+/** The type written on `mcpReq: { send: { <M>(...): ...; ... } }` of the v2 context. */
+function isMcpReqSend(ts: TS, symbol: ts.Symbol): boolean {
+  const property = symbol.declarations?.[0]?.parent;
+  const owner = property && (ts.isPropertySignature(property) && ts.isIdentifier(property.name) && property.name.text === 'send') ? property.parent : undefined;
+  const holder = owner && ts.isTypeLiteralNode(owner) ? owner.parent : undefined;
+  return !!holder && ts.isPropertySignature(holder) && ts.isIdentifier(holder.name) && holder.name.text === 'mcpReq';
 }
 
 /** For a function type written on a property (`sendRequest: <U>(...) => ...`), that property's name. */

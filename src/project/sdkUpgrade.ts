@@ -102,6 +102,10 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
     }
     delete d.resolveCurrentLine;
   }
+  // After the diagnostics found their lines (its edits keep every line where it is). An alias it
+  // remaps names a v2 type: the stage's doubt about parameters annotated with it is settled.
+  const remapped = remapContextMemberTypes(sourceFile);
+  found = found.filter(d => !remapped.has(/^Parameter annotation '([\w$]+)' mentions a context type/.exec(d.message)?.[1] ?? ''));
   insertMarkerComments(sourceFile, found);
   if (shebang && !sourceFile.getFullText().startsWith('#!')) {
     sourceFile.insertText(0, shebang);
@@ -146,6 +150,54 @@ function nameDestructuredContexts(sourceFile: SourceFile): boolean {
   if (edits.length === 0) return false;
   sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
   return true;
+}
+
+/** v1 context members that v2 keeps under `mcpReq`, as the official stage maps them in expressions. */
+const CONTEXT_MEMBER_PATHS: Record<string, string[]> = {
+  sendRequest: ['mcpReq', 'send'],
+  sendNotification: ['mcpReq', 'notify'],
+  signal: ['mcpReq', 'signal'],
+  requestId: ['mcpReq', 'id'],
+  _meta: ['mcpReq', '_meta'],
+};
+
+/**
+ * `RequestHandlerExtra<ServerRequest, ServerNotification>['sendRequest']` comes out of the official
+ * stage as `ServerContext['sendRequest']`, which v2 does not have (a type error): it is
+ * `ServerContext['mcpReq']['send']`, as the stage maps `extra.sendRequest` to `ctx.mcpReq.send`.
+ */
+function remapContextMemberTypes(sourceFile: SourceFile): Set<string> {
+  const aliases = new Set<string>();
+  const imported = sourceFile.getImportDeclarations().some(d => d.getModuleSpecifierValue() === '@modelcontextprotocol/server' &&
+    d.getNamedImports().some(n => n.getName() === 'ServerContext' && !n.getAliasNode()));
+  if (!imported) return aliases;
+  const edits: Edit[] = [];
+  for (const node of sourceFile.getDescendantsOfKind(SyntaxKind.IndexedAccessType)) {
+    const object = node.getObjectTypeNode();
+    const index = node.getIndexTypeNode();
+    if (!isServerContext(object)) continue;
+    const literal = Node.isLiteralTypeNode(index) ? index.getLiteral() : undefined;
+    const path = literal && Node.isStringLiteral(literal) ? CONTEXT_MEMBER_PATHS[literal.getLiteralValue()] : undefined;
+    if (!path) continue;
+    const quote = literal!.getText()[0]!;
+    edits.push({ start: index.getStart(), end: node.getEnd(), text: `${path.map(p => `${quote}${p}${quote}`).join('][')}]` });
+    const alias = node.getParent();
+    if (Node.isTypeAliasDeclaration(alias)) aliases.add(alias.getName());
+  }
+  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
+  return aliases;
+
+  /** `ServerContext`, or a type alias of the file for it (`type Extra = ServerContext`, as the stage leaves `RequestHandlerExtra<...>`). */
+  function isServerContext(type: Node, seen = new Set<string>()): boolean {
+    if (!Node.isTypeReference(type) || type.getTypeArguments().length > 0) return false;
+    const name = type.getTypeName().getText();
+    if (name === 'ServerContext') return true;
+    if (seen.has(name)) return false;
+    seen.add(name);
+    const alias = sourceFile.getTypeAlias(name);
+    const aliased = alias && alias.getTypeParameters().length === 0 ? alias.getTypeNode() : undefined;
+    return !!aliased && isServerContext(aliased, seen);
+  }
 }
 
 /** The request handlers registered in a file, found by syntax alone (no checker). */

@@ -1028,3 +1028,36 @@ describe('servers built from subclasses of the SDK classes', () => {
     expect([...typed.sites, ...untyped.sites]).toEqual([]);
   });
 });
+
+describe('questions asked through a sendRequest handed to a helper', () => {
+  const V2_SEND = ["import { McpServer, type ServerContext, CreateMessageResultSchema } from '@modelcontextprotocol/server';", "const server = new McpServer({ name: 't', version: '1' });", "type Send = ServerContext['mcpReq']['send'];",
+    'type Fn = (request: { method: string; params: unknown }, schema?: unknown) => Promise<any>;'];
+  const program = (type: string, passed = 'ctx.mcpReq.send', more: string[] = []) => [...V2_SEND,
+    `async function summarize(text: string, send${type ? `: ${type}` : ''}): Promise<string> {`,
+    "  const result = await send({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 20 } }, CreateMessageResultSchema);",
+    '  return result.model;',
+    '}',
+    "server.registerTool('s', {}, async (ctx) => {",
+    `  const summary = await summarize('x', ${passed});`,
+    "  return { content: [{ type: 'text', text: summary }] };",
+    '});', ...more].join('\n');
+
+  for (const type of ["ServerContext['mcpReq']['send']", 'Send', 'any', '(request: { method: string; params: unknown }, schema?: unknown) => Promise<any>', 'Fn', '']) {
+    it(`makes its calls sites, found from what the callers pass (${type || 'no type'})`, () => {
+      const { typed, untyped } = analyzeBoth(program(type));
+      expect(typed.sites.map(s => `${s.line} ${s.api} ${verdictNotation(s.verdict)}`)).toEqual(['6 ctx.mcpReq.send migrate']);
+      expect(verdicts(untyped)).toEqual(['6 migrate']);
+    });
+  }
+
+  it('a helper some caller hands another function is not asking the client', () => {
+    const other = "const fake = async (_r: unknown, _s?: unknown) => ({ model: 'local' });";
+    const { typed, untyped } = analyzeBoth(program('any', 'ctx.mcpReq.send', [other, "server.registerTool('f', {}, async () => ({ content: [{ type: 'text', text: await summarize('y', fake) }] }));"]));
+    expect([...typed.sites, ...untyped.sites]).toEqual([]);
+  });
+
+  it('a helper the handler does not await is refused as fire-and-forget', () => {
+    const { typed } = analyzeBoth(program('Send').replace("const summary = await summarize('x', ctx.mcpReq.send);", "void summarize('x', ctx.mcpReq.send); const summary = 'started';"));
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:fire-and-forget']);
+  });
+});

@@ -280,3 +280,22 @@ describe('a handler behind a wrapper', () => {
     expect(result.text).toContain("shaped(async ({ id }, ctx: ServerContext) => {");
   });
 });
+
+describe('a v1 type read off the handler context', () => {
+  it('names the v2 member the official stage maps the value to, and the stage\'s doubt about it is dropped', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';",
+      "import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';",
+      "type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;",
+      "type Signal = Extra['signal'];",
+      "type Notify = RequestHandlerExtra<ServerRequest, ServerNotification>[\"sendNotification\"];",
+      'export function watch(signal: Signal, notify: Notify): boolean { void notify; return signal.aborted; }',
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+    ].join('\n'));
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain("type Signal = Extra['mcpReq']['signal'];");
+    expect(result.text).toContain('type Notify = ServerContext["mcpReq"]["notify"];');
+    expect(result.text).not.toContain('mentions a context type');
+  });
+});
