@@ -128,6 +128,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       const resolver = new SdkResolver(ts, file, checker, options.externalCallSites);
       resolver.crossFileServers = options.crossFile === true;
       resolver.externalConstructions = options.externalConstructions;
+      resolver.program = program;
       const handlers = discoverHandlers(ts, file, resolver);
       const index = handlerIndex(handlers);
       resolver.roles = {

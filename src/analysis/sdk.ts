@@ -180,6 +180,9 @@ export interface HandlerParamRoles {
   contextParam(fn: ts.FunctionLikeDeclaration): { index: number; sdk: SdkGeneration } | undefined;
 }
 
+/** Per program, the interfaces of the project decided by serverImplementing (the walk covers the whole program). */
+const INTERFACE_SERVERS = new WeakMap<ts.Program, Map<ts.Symbol, ResolvedValue | null>>();
+
 export class SdkResolver {
   readonly imports: Map<string, SdkImport>;
   private readonly memo = new Map<ts.Node, ResolvedValue | null>();
@@ -202,6 +205,9 @@ export class SdkResolver {
 
   /** `new` expressions of a class in other files, from the project index (checker mode only). */
   externalConstructions: ((ctor: ts.ConstructorDeclaration) => ts.NewExpression[]) | undefined;
+
+  /** The program, to find the classes that implement an interface of the project (checker mode only). */
+  program: ts.Program | undefined;
 
   /** Forget resolutions made before handler roles were known. */
   resetMemo(): void {
@@ -398,6 +404,10 @@ export class SdkResolver {
           if (found?.kind === 'mcp-server' || found?.kind === 'server') return found;
         }
       }
+      if (!sdk && symbol.flags & this.ts.SymbolFlags.Interface) {
+        const found = this.serverImplementing(symbol);
+        if (found) return found;
+      }
     }
     // Contexts are structural: recognise them by members the SDK declares.
     const sendRequest = t.getProperty('sendRequest');
@@ -418,6 +428,42 @@ export class SdkResolver {
       return { kind: 'send-request', sdk: 'v2' };
     }
     return undefined;
+  }
+
+  /**
+   * An interface of the project (`interface ToolHost { registerTool: McpServer['registerTool'] }`) whose
+   * implementations in the program are all classes extending one SDK server class: a value of that
+   * type is that server. Any other implementation, or none, and it is not.
+   */
+  private serverImplementing(symbol: ts.Symbol): ResolvedValue | undefined {
+    const ts = this.ts;
+    const checker = this.checker;
+    if (!checker || !this.program || !symbol.declarations?.every(d => isProjectSource(d.getSourceFile()))) return undefined;
+    let decided = INTERFACE_SERVERS.get(this.program);
+    if (!decided) INTERFACE_SERVERS.set(this.program, (decided = new Map()));
+    const known = decided.get(symbol);
+    if (known !== undefined) return known ?? undefined;
+    decided.set(symbol, null); // an interface reached again while it is being decided is not (yet) a server
+    const kinds: Array<ResolvedValue | undefined> = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isClassLike(node)) {
+        const implementsIt = node.heritageClauses?.some(h => h.token === ts.SyntaxKind.ImplementsKeyword && h.types.some(t => {
+          let s = checker.getSymbolAtLocation(t.expression);
+          if (s && s.flags & ts.SymbolFlags.Alias) s = checker.getAliasedSymbol(s);
+          return s === symbol;
+        }));
+        if (implementsIt) {
+          const declared = node.name && checker.getSymbolAtLocation(node.name);
+          kinds.push(declared ? this.kindOfType(checker.getDeclaredTypeOfSymbol(declared)) : undefined);
+        }
+      }
+      node.forEachChild(visit);
+    };
+    for (const file of this.program.getSourceFiles()) if (isProjectSource(file) && !file.isDeclarationFile) visit(file);
+    const first = kinds[0];
+    const result = first && (first.kind === 'mcp-server' || first.kind === 'server') && kinds.every(k => k?.kind === first.kind && k.sdk === first.sdk) ? first : undefined;
+    decided.set(symbol, result ?? null);
+    return result;
   }
 
   private resolveBySyntax(e: ts.Expression): ResolvedValue | undefined {

@@ -1061,3 +1061,35 @@ describe('questions asked through a sendRequest handed to a helper', () => {
     expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:fire-and-forget']);
   });
 });
+
+describe('servers held through an interface of the project', () => {
+  const program = (...implementers: string[]) => [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    "interface Host { registerTool: McpServer['registerTool']; readonly server: McpServer['server'] }",
+    ...implementers,
+    'class Tools {',
+    '  constructor(private host: Host) {}',
+    '  register() {',
+    "    this.host.registerTool('t', {}, async () => {",
+    `      const a = await this.host.server.elicitInput(${FORM});`,
+    "      return { content: [{ type: 'text' as const, text: a.action }] };",
+    '    });',
+    '  }',
+    '}',
+    "new Tools(new AppServer({ name: 't', version: '1' })).register();",
+  ].join('\n');
+
+  it('is the server when every class implementing it extends that SDK class (with types)', () => {
+    const { typed, untyped } = analyzeBoth(program('class AppServer extends McpServer implements Host {}'));
+    expect(verdicts(typed)).toEqual(['8 migrate']);
+    expect(typed.handlers.map(h => h.name)).toEqual(['t']);
+    // Without types the interface says nothing about what implements it: no handler is found.
+    expect(untyped.handlers).toEqual([]);
+  });
+
+  it('is not when another class implements it too', () => {
+    const fake = "class Fake implements Host { registerTool = (() => undefined) as unknown as McpServer['registerTool']; server = undefined as unknown as McpServer['server']; }";
+    const { typed } = analyzeBoth(program('class AppServer extends McpServer implements Host {}', fake));
+    expect(typed.handlers).toEqual([]);
+  });
+});
