@@ -411,6 +411,10 @@ function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
 function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
   const label = API_LABEL[raw.api];
+  if (raw.untypedReceiver) {
+    const text = raw.untypedReceiver.getText();
+    return refuse('untyped-receiver', `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\` has type any, so nothing shows this is the SDK's server or context; give it its type and run again, or migrate by hand.`);
+  }
 
   if (context.type === 'no-request' && raw.kind === 'capability-guard') {
     const reason = context.why === 'detached-task' || context.why === 'fire-and-forget' ? context.why : 'no-live-request';

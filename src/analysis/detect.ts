@@ -23,6 +23,8 @@ export interface RawSite {
   requestChanged?: string | undefined;
   /** The params as written: the initializer of a params local nothing changes (`elicitInput(params)`), else `params`. */
   paramsWritten?: ts.Expression | undefined;
+  /** The receiver, when its type is `any` and the call only has the shape of a push (see untypedPush). */
+  untypedReceiver?: ts.Expression | undefined;
 }
 
 export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
@@ -61,7 +63,7 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
     return undefined;
   }
   const receiver = resolver.resolve(callee.expression);
-  if (!receiver) return undefined;
+  if (!receiver) return untypedPush(ts, call, callee, resolver);
   const base = { node: call, call, sdk: receiver.sdk } as const;
   if (receiver.kind === 'server') {
     switch (method) {
@@ -91,6 +93,40 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   }
   if (receiver.kind === 'context' && method === 'sendRequest') {
     return requestStyle(ts, call, 'extra.sendRequest', receiver.sdk, resolver, args[2]);
+  }
+  return undefined;
+}
+
+/**
+ * `server.elicitInput({ message, requestedSchema })`, `.createMessage({ messages, ... })` or
+ * `.request({ method: 'elicitation/create', ... })`, in a module that imports the SDK, on a receiver the checker types `any` (a server
+ * destructured from an `any` parameter, an unresolved import): it may well be the SDK's, so it is
+ * reported, never silently skipped; nothing about it can be proven, so it is refused.
+ */
+function untypedPush(ts: TS, call: ts.CallExpression, callee: ts.PropertyAccessExpression, resolver: SdkResolver): RawSite | undefined {
+  const checker = resolver.checker;
+  // Only in a module of an MCP server (it imports the SDK): elsewhere such a call is someone else's.
+  if (!checker || resolver.imports.size === 0 || !(checker.getTypeAtLocation(callee.expression).flags & ts.TypeFlags.Any)) return undefined;
+  const first = call.arguments[0] && skipOuter(ts, call.arguments[0]);
+  if (!first || !ts.isObjectLiteralExpression(first)) return undefined;
+  const has = (name: string): ts.ObjectLiteralElementLike | undefined => first.properties.find(p => p.name !== undefined && p.name.getText().replace(/['"]/g, '') === name);
+  const sdk: SdkGeneration = [...resolver.imports.values()].some(i => i.sdk === 'v1') ? 'v1' : 'v2';
+  const base = { node: call, call, sdk, params: first, options: call.arguments[1], untypedReceiver: callee.expression } as const;
+  switch (callee.name.text) {
+    case 'elicitInput':
+      return has('message') && has('requestedSchema') ? { ...base, kind: 'elicitation', api: 'server.elicitInput' } : undefined;
+    case 'createMessage':
+      return has('messages') ? { ...base, kind: 'sampling', api: 'server.createMessage' } : undefined;
+    case 'request':
+    case 'sendRequest':
+    case 'send': {
+      const method = has('method');
+      const value = method && ts.isPropertyAssignment(method) ? skipOuter(ts, method.initializer) : undefined;
+      const kind = value && ts.isStringLiteralLike(value) ? QUESTION_METHODS[value.text] : undefined;
+      if (!kind) return undefined;
+      const api: SiteApi = callee.name.text === 'request' ? 'server.request' : callee.name.text === 'send' ? 'ctx.mcpReq.send' : 'extra.sendRequest';
+      return { ...base, kind, api, params: has('params') && ts.isPropertyAssignment(has('params')!) ? (has('params') as ts.PropertyAssignment).initializer : undefined };
+    }
   }
   return undefined;
 }

@@ -151,6 +151,8 @@ export type RefusalReason =
   | 'blocked-by-sibling'
   | 'unsupported-construct'
   | 'secret-in-state'
+  /** A push-shaped call on a receiver whose type is `any`: the checker cannot tell it is the SDK's. */
+  | 'untyped-receiver'
   /** Under a `// mrtr-migrate-ignore <reason>` comment (see suppressions.ts). */
   | 'ignored';
 

@@ -1093,3 +1093,47 @@ describe('servers held through an interface of the project', () => {
     expect(typed.handlers).toEqual([]);
   });
 });
+
+describe('push-shaped calls on a receiver typed any', () => {
+  const file = (...lines: string[]) => analyzeBoth([...V2, ...lines].join('\n'));
+
+  it('are reported and refused as untyped-receiver with types, in a module of the SDK', () => {
+    const { typed, untyped } = file(
+      'export function plugin(context: any) {',
+      '  const { server: host } = context;',
+      `  void host.server.elicitInput(${FORM});`,
+      "  void context.mcp.createMessage({ messages: [], maxTokens: 5 });",
+      "  void context.client.request({ method: 'roots/list' }, {});",
+      '}',
+    );
+    expect(typed.sites.map(s => `${s.line} ${s.kind} ${verdictNotation(s.verdict)}`)).toEqual([
+      '6 elicitation refuse:untyped-receiver', '7 sampling refuse:untyped-receiver', '8 roots refuse:untyped-receiver',
+    ]);
+    expect(hint(typed.sites[0]!)).toBe("`host.server` has type any, so nothing shows this is the SDK's server or context; give it its type and run again, or migrate by hand.");
+    // Without types nothing says the receiver is any rather than some other library's object.
+    expect(untyped.sites).toEqual([]);
+  });
+
+  it('calls of other shapes on it are not', () => {
+    const { typed } = file(
+      'export function plugin(context: any) {',
+      "  void context.elicitInput('name?');",
+      "  void context.createMessage('hello');",
+      "  void context.request({ method: 'tools/list' });",
+      '}',
+    );
+    expect(typed.sites).toEqual([]);
+  });
+
+  it('one in a handler keeps its other questions from being rewritten', () => {
+    const { typed } = file(
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  const legacy: any = (globalThis as any).legacyServer;',
+      `  await legacy.elicitInput(${FORM});`,
+      `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "  return { content: [{ type: 'text' as const, text: a.action }] };",
+      '});',
+    );
+    expect(verdicts(typed)).toEqual(['6 refuse:untyped-receiver', '7 refuse:blocked-by-sibling']);
+  });
+});
