@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { ts as TsNamespace } from 'ts-morph';
 import type { Diagnostic } from '../src/report/model.js';
+import { SdkResolver } from '../src/analysis/sdk.js';
+import type { TS as AnalysisTS } from '../src/analysis/types.js';
 import { applyEdits, type Edit } from './mrtr/text.js';
 import type { Transform, TransformContext, TransformResult } from './types.js';
 
@@ -179,6 +181,10 @@ function serverBinding(ts: TS, receiver: TsNamespace.Identifier, found: Entries)
   if (init && ts.isNewExpression(init) && ts.isIdentifier(init.expression)) {
     const imported = found.imports.get(init.expression.text);
     if (imported && SERVER_CLASSES.has(imported.exported) && imported.module === '@modelcontextprotocol/server') return true;
+    // `new AppServer(...)` of a class of the file that extends one of them (at any depth).
+    const analysisTs = ts as unknown as AnalysisTS;
+    const built = new SdkResolver(analysisTs, init.getSourceFile() as never, undefined).serverClassOf(init.expression as never);
+    if (built && built.subclasses.length > 0 && built.value.sdk === 'v2') return true;
   }
   return `${receiver.text} is not visibly a McpServer or Server of @modelcontextprotocol/server`;
 }

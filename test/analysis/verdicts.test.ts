@@ -1056,9 +1056,11 @@ describe('questions asked through a sendRequest handed to a helper', () => {
     expect([...typed.sites, ...untyped.sites]).toEqual([]);
   });
 
-  it('a helper the handler does not await is refused as fire-and-forget', () => {
-    const { typed } = analyzeBoth(program('Send').replace("const summary = await summarize('x', ctx.mcpReq.send);", "void summarize('x', ctx.mcpReq.send); const summary = 'started';"));
-    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:fire-and-forget']);
+  it('a helper the handler does not await (a background job) is refused as fire-and-forget', () => {
+    for (const type of ['Send', 'any']) {
+      const { typed } = analyzeBoth(program(type).replace("const summary = await summarize('x', ctx.mcpReq.send);", "void summarize('x', ctx.mcpReq.send); const summary = 'started';"));
+      expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:fire-and-forget']);
+    }
   });
 });
 

@@ -299,3 +299,22 @@ describe('a v1 type read off the handler context', () => {
     expect(result.text).not.toContain('mentions a context type');
   });
 });
+
+describe('a server built from a subclass of the SDK class', () => {
+  it('is served on the 2026-07-28 era too: its stdio connect becomes serveStdio', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';",
+      'class AppServer extends McpServer {}',
+      "const server = new AppServer({ name: 'n', version: '1' });",
+      "server.registerTool('go', {}, async (ctx) => {",
+      `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+      "  return { content: [{ type: 'text', text: answer.action }] };",
+      '});',
+      'await server.connect(new StdioServerTransport());',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('serveStdio(() => server');
+  });
+});
