@@ -48,7 +48,9 @@ export function returnedFunction(ts: TS, fn: ts.FunctionLikeDeclaration): ts.Arr
 
 /**
  * The one call in `outer` (not in a function nested in it) of a parameter of a function enclosing
- * it: `handler()` / `fn(args)`. Undefined when there is none, or calls of several such parameters.
+ * it whose value makes the callback's result: `return { text: await handler() }`, `const text = await
+ * fn(args)`, an expression body. Undefined when there is none, or calls of several such parameters
+ * (a `log(message)` whose result is dropped is not the handler).
  */
 export function innerHandlerCall(ts: TS, outer: ts.FunctionLikeDeclaration): { call: ts.CallExpression; owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl } | undefined {
   const found: Array<{ call: ts.CallExpression; owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl }> = [];
@@ -56,13 +58,23 @@ export function innerHandlerCall(ts: TS, outer: ts.FunctionLikeDeclaration): { c
     if (isFunctionLike(ts, node)) return;
     if (ts.isCallExpression(node)) {
       const p = parameterOf(ts, node.expression);
-      if (p && p.owner !== outer && isEnclosedBy(outer, p.owner)) found.push({ call: node, ...p });
+      if (p && p.owner !== outer && isEnclosedBy(outer, p.owner) && makesResult(ts, node, outer)) found.push({ call: node, ...p });
     }
     node.forEachChild(visit);
   };
   if (outer.body) visit(outer.body);
   const first = found[0];
   return first && found.every(f => f.decl === first.decl) ? first : undefined;
+}
+
+/** Whether the call's value is part of what `outer` returns: in its expression body, a `return`, or a declaration's initializer. */
+function makesResult(ts: TS, call: ts.CallExpression, outer: ts.FunctionLikeDeclaration): boolean {
+  for (let n: ts.Node = call; n.parent; n = n.parent) {
+    if (n === outer.body) return !ts.isBlock(n);
+    if (ts.isReturnStatement(n) || ts.isVariableDeclaration(n)) return true;
+    if (ts.isStatement(n) || isFunctionLike(ts, n)) return false;
+  }
+  return false;
 }
 
 function isEnclosedBy(node: ts.Node, ancestor: ts.Node): boolean {

@@ -912,6 +912,21 @@ describe('handlers behind a wrapper that shapes their result', () => {
     expect(handlers.map(h => h.name)).toEqual([undefined, 'first', 'second']);
   });
 
+  it('a function of the enclosing scope the callback only calls for its effect (a logger) is not a handler behind it', () => {
+    const { notation, handlers } = verdictOf([
+      'export function setup(log: (m: string) => Promise<void>) {',
+      "  server.registerTool('t', {}, async (ctx) => {",
+      "    await log('asking');",
+      `    const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "    return { content: [{ type: 'text' as const, text: a.action }] };",
+      '  });',
+      '}',
+      'setup(async (m) => { console.log(m); });',
+    ]);
+    expect(notation).toEqual(['review']);
+    expect(handlers.map(h => h.wrapper)).toEqual([undefined]);
+  });
+
   it('an expression-bodied function given is a handler too', () => {
     const registrar = "const register = (name: string, handler: () => Promise<string>) => server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: await handler() }] }));";
     expect(verdictOf([ASK, registrar, "register('confirm', async () => await confirm());"]).notation).toEqual(['migrate']);

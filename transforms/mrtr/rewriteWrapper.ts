@@ -2,17 +2,10 @@ import type * as ts from 'typescript';
 import type { HandlerWrapper, TS } from '../../src/analysis/types.js';
 import { passThrough } from '../../src/analysis/wrappedHandlers.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
-import { ensureParameter, LocalNames } from './rewriteHandler.js';
+import { ensureParameter, LocalNames, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindent, splice, type Edit } from './text.js';
 
-export interface WrapperEnv {
-  ts: TS;
-  sourceFile: ts.SourceFile;
-  text: string;
-  newline: string;
-  unit: string;
-  literals: Array<[number, number]>;
-}
+export type WrapperEnv = Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'newline' | 'unit' | 'literals'>;
 
 export interface WrapperRewrite {
   edits: Edit[];
