@@ -184,7 +184,9 @@ function serverBinding(ts: TS, receiver: TsNamespace.Identifier, found: Entries)
     // `new AppServer(...)` of a class of the file that extends one of them (at any depth).
     const analysisTs = ts as unknown as AnalysisTS;
     const built = new SdkResolver(analysisTs, init.getSourceFile() as never, undefined).serverClassOf(init.expression as never);
-    if (built && built.subclasses.length > 0 && built.value.sdk === 'v2') return true;
+    // Not one that overrides connect: serveStdio would pass it by.
+    const overridesConnect = built?.subclasses.some(cls => cls.members.some(m => m.name?.getText() === 'connect'));
+    if (built && built.subclasses.length > 0 && built.value.sdk === 'v2' && !overridesConnect) return true;
   }
   return `${receiver.text} is not visibly a McpServer or Server of @modelcontextprotocol/server`;
 }

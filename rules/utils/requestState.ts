@@ -161,8 +161,9 @@ function isServerClass(context: AnyRuleContext, callee: TSESTree.Node, seen: Set
   if (e.type !== AST_NODE_TYPES.Identifier) return false;
   const def = variableOf(context, e)?.defs[0];
   const node = def?.node;
+  // As the analysis reads them: a class declaration, or a class expression held in a const.
   const cls = node?.type === AST_NODE_TYPES.ClassDeclaration ? node
-    : node?.type === AST_NODE_TYPES.VariableDeclarator && node.init?.type === AST_NODE_TYPES.ClassExpression ? node.init : undefined;
+    : node?.type === AST_NODE_TYPES.VariableDeclarator && node.parent.kind === 'const' && node.init?.type === AST_NODE_TYPES.ClassExpression ? node.init : undefined;
   if (!cls?.superClass || seen.has(cls)) return false;
   seen.add(cls);
   return isServerClass(context, cls.superClass, seen);

@@ -134,7 +134,9 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       resolver.roles = {
         contextParam(fn) {
           const handler = index.get(fn);
-          return handler ? { index: handler.ctxParamIndex, sdk: handler.sdk } : undefined;
+          // Behind a wrapper that does not hand it the request's arguments, the parameter there is something else.
+          if (!handler || (handler.wrapper && handler.wrapper.call.arguments.length < handler.wrapper.outerCtxParamIndex)) return undefined;
+          return { index: handler.ctxParamIndex, sdk: handler.sdk };
         },
       };
       resolver.resetMemo();
@@ -472,7 +474,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   // An expression body becomes `{ return <body>; }` before the rewrite (normalize.ts); a question it
   // evaluates only under a condition needs the statements a block body would give it.
   if (!flow.statement && !flow.tags.every(t => t === 'straight-line')) {
-    return refuse('unsupported-construct', 'the question is asked under a condition in an arrow function\'s expression body; give the handler a block body.');
+    const where = flow.tags.includes('parallel') ? 'together with others (Promise.all)' : 'under a condition';
+    return refuse('unsupported-construct', `the question is asked ${where} in an arrow function's expression body; give the handler a block body.`);
   }
   const caseProblem = flow.tags.includes('switch-case') ? switchCaseProblem(ts, flow.awaited, context.handler.fn) : undefined;
   if (caseProblem) return refuse('unsupported-construct', `${caseProblem}.`);
@@ -617,14 +620,23 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
   }
   // `new AppServer(info, options)` hands its options to the SDK only when no class in between has a constructor of its own.
   for (const c of constructions) {
-    const own = resolver.serverClassOf(c.expression)?.subclasses.find(cls => cls.members.some(m => ts.isConstructorDeclaration(m)));
+    const subclasses = resolver.serverClassOf(c.expression)?.subclasses ?? [];
+    const name = (cls: ts.ClassLikeDeclaration): string => cls.name?.text ?? (ts.isVariableDeclaration(cls.parent) ? cls.parent.name.getText() : 'its class');
+    const own = subclasses.find(cls => cls.members.some(m => ts.isConstructorDeclaration(m)));
     if (own) {
-      const name = own.name?.text ?? 'the server class';
-      return refuse('unsupported-construct', `the server is built by ${name} (${where(own)}), which has a constructor of its own, so options given to new ${name}(...) may not reach the SDK; wire the requestState codec into its super(...) call by hand.`);
+      return refuse('unsupported-construct', `the server is built by ${name(own)} (${where(own)}), which has a constructor of its own, so options given to new ${c.expression.getText()}(...) may not reach the SDK; wire the requestState codec into its super(...) call by hand.`);
+    }
+    // A subclass that overrides how handlers are registered or answered sits between the SDK and the rewritten handler.
+    for (const cls of subclasses) {
+      const member = cls.members.find(m => m.name && OVERRIDE_SENSITIVE.has(m.name.getText()));
+      if (member) return refuse('unsupported-construct', `the server is built by ${name(cls)} (${where(cls)}), which overrides ${member.name!.getText()}(), so the SDK may not see the rewritten handler's input-required results as written; migrate by hand.`);
     }
   }
   return undefined;
 }
+
+/** SDK server members a subclass may not override for its handlers to be rewritten. */
+const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource', 'setRequestHandler', 'connect', 'server', 'elicitInput', 'createMessage', 'listRoots', 'request']);
 
 /**
  * The server already keeps requestState of its own: a `requestState` option, or a handler that reads

@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import { isAssignedIn, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, HandlerWrapper, Registration, SdkGeneration, TS } from './types.js';
-import { describeWrapper, innerHandlerCall, parameterOf, returnedFunction } from './wrappedHandlers.js';
+import { describeWrapper, innerHandlerCall, parameterOf, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
 
 /**
  * Finds request handlers registered on SDK servers: the McpServer registration methods and
@@ -20,6 +20,7 @@ export function discoverHandlers(ts: TS, sourceFile: ts.SourceFile, resolver: Sd
     node.forEachChild(visit);
   };
   visit(sourceFile);
+  sharedWrapperProblems(handlers);
   return handlers;
 }
 

@@ -180,8 +180,53 @@ export interface HandlerParamRoles {
   contextParam(fn: ts.FunctionLikeDeclaration): { index: number; sdk: SdkGeneration } | undefined;
 }
 
-/** Per program, the interfaces of the project decided by serverImplementing (the walk covers the whole program). */
-const INTERFACE_SERVERS = new WeakMap<ts.Program, Map<ts.Symbol, ResolvedValue | null>>();
+/** Per program, how its interfaces are implemented (one walk of the program's own files, see interfaceUses). */
+const INTERFACE_USES = new WeakMap<ts.Program, Map<ts.Symbol, InterfaceUse>>();
+
+interface InterfaceUse {
+  /** The classes that declare `implements` it. */
+  classes: ts.ClassLikeDeclaration[];
+  /** Whether another interface extends it or an object literal is written as one (`{...} satisfies I`, `const x: I = {...}`). */
+  other: boolean;
+}
+
+function interfaceUses(ts: TS, checker: ts.TypeChecker, program: ts.Program): Map<ts.Symbol, InterfaceUse> {
+  const uses = new Map<ts.Symbol, InterfaceUse>();
+  const symbolOf = (e: ts.Node): ts.Symbol | undefined => {
+    let s = checker.getSymbolAtLocation(e);
+    if (s && s.flags & ts.SymbolFlags.Alias) s = checker.getAliasedSymbol(s);
+    return s;
+  };
+  const useOf = (s: ts.Symbol): InterfaceUse => {
+    let use = uses.get(s);
+    if (!use) uses.set(s, (use = { classes: [], other: false }));
+    return use;
+  };
+  const typedObject = (type: ts.TypeNode | undefined, value: ts.Expression | undefined): void => {
+    if (type && ts.isTypeReferenceNode(type) && value && ts.isObjectLiteralExpression(skipOuter(ts, value))) {
+      const s = symbolOf(type.typeName);
+      if (s) useOf(s).other = true;
+    }
+  };
+  const visit = (node: ts.Node): void => {
+    if ((ts.isClassLike(node) || ts.isInterfaceDeclaration(node)) && node.heritageClauses) {
+      for (const clause of node.heritageClauses) {
+        if (ts.isClassLike(node) && clause.token !== ts.SyntaxKind.ImplementsKeyword) continue;
+        for (const t of clause.types) {
+          const s = symbolOf(t.expression);
+          if (!s) continue;
+          if (ts.isClassLike(node)) useOf(s).classes.push(node);
+          else useOf(s).other = true;
+        }
+      }
+    }
+    if (ts.isVariableDeclaration(node)) typedObject(node.type, node.initializer);
+    if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) typedObject(node.type, node.expression);
+    node.forEachChild(visit);
+  };
+  for (const file of program.getSourceFiles()) if (isProjectSource(file) && !file.isDeclarationFile) visit(file);
+  return uses;
+}
 
 export class SdkResolver {
   readonly imports: Map<string, SdkImport>;
@@ -439,31 +484,17 @@ export class SdkResolver {
     const ts = this.ts;
     const checker = this.checker;
     if (!checker || !this.program || !symbol.declarations?.every(d => isProjectSource(d.getSourceFile()))) return undefined;
-    let decided = INTERFACE_SERVERS.get(this.program);
-    if (!decided) INTERFACE_SERVERS.set(this.program, (decided = new Map()));
-    const known = decided.get(symbol);
-    if (known !== undefined) return known ?? undefined;
-    decided.set(symbol, null); // an interface reached again while it is being decided is not (yet) a server
-    const kinds: Array<ResolvedValue | undefined> = [];
-    const visit = (node: ts.Node): void => {
-      if (ts.isClassLike(node)) {
-        const implementsIt = node.heritageClauses?.some(h => h.token === ts.SyntaxKind.ImplementsKeyword && h.types.some(t => {
-          let s = checker.getSymbolAtLocation(t.expression);
-          if (s && s.flags & ts.SymbolFlags.Alias) s = checker.getAliasedSymbol(s);
-          return s === symbol;
-        }));
-        if (implementsIt) {
-          const declared = node.name && checker.getSymbolAtLocation(node.name);
-          kinds.push(declared ? this.kindOfType(checker.getDeclaredTypeOfSymbol(declared)) : undefined);
-        }
-      }
-      node.forEachChild(visit);
-    };
-    for (const file of this.program.getSourceFiles()) if (isProjectSource(file) && !file.isDeclarationFile) visit(file);
+    let uses = INTERFACE_USES.get(this.program);
+    if (!uses) INTERFACE_USES.set(this.program, (uses = interfaceUses(ts, checker, this.program)));
+    const use = uses.get(symbol);
+    // Extended by another interface or typing an object literal: other values may have that type.
+    if (!use || use.other) return undefined;
+    const kinds = use.classes.map(cls => {
+      const declared = cls.name && checker.getSymbolAtLocation(cls.name);
+      return declared ? this.kindOfType(checker.getDeclaredTypeOfSymbol(declared)) : undefined;
+    });
     const first = kinds[0];
-    const result = first && (first.kind === 'mcp-server' || first.kind === 'server') && kinds.every(k => k?.kind === first.kind && k.sdk === first.sdk) ? first : undefined;
-    decided.set(symbol, result ?? null);
-    return result;
+    return first && (first.kind === 'mcp-server' || first.kind === 'server') && kinds.every(k => k?.kind === first.kind && k.sdk === first.sdk) ? first : undefined;
   }
 
   private resolveBySyntax(e: ts.Expression): ResolvedValue | undefined {
@@ -558,8 +589,13 @@ export class SdkResolver {
       const arg = call.arguments[index];
       if (!arg) continue;
       const passed = this.resolve(arg);
-      // A function called through the parameter asks the client only if every caller hands it the SDK's sendRequest.
-      if (passed?.kind === 'send-request' && !calls.every(c => c.arguments[index] && this.resolve(c.arguments[index]!)?.kind === 'send-request')) return undefined;
+      // A function called through the parameter asks the client only if every caller hands it the SDK's sendRequest
+      // (a recursive call that hands on the same parameter included).
+      const handsOn = (c: ts.CallExpression): boolean => {
+        const a = c.arguments[index] && skipOuter(ts, c.arguments[index]!);
+        return !!a && ts.isIdentifier(a) && resolveIdentifier(ts, a)?.declaration === parameter;
+      };
+      if (passed?.kind === 'send-request' && !calls.every(c => handsOn(c) || (c.arguments[index] && this.resolve(c.arguments[index]!)?.kind === 'send-request'))) return undefined;
       if (passed) return ts.isIdentifier(parameter.name) ? passed : this.resolveBindingElement(name, passed);
     }
     return undefined;

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { enclosingFunction, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from './scope.js';
+import { forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import { isPureExpression } from './purity.js';
 import type { HandlerWrapper, TS } from './types.js';
@@ -106,23 +106,39 @@ function wrapperProblem(ts: TS, w: HandlerWrapper, decl: LocalDecl, checker: ts.
   let uses = 0;
   forEachValueIdentifier(ts, owner.body!, id => { if (resolveIdentifier(ts, id) === decl) uses++; });
   if (uses !== 1) return `${ownerName} uses its parameter \`${param}\` other than by one call per request; only a wrapper that calls the handler once can pass its input-required result on.`;
-  if (enclosingFunction(ts, w.call) !== w.outer) return `${ownerName} calls \`${param}\` from a function nested in the callback it registers; call it from the callback itself.`;
   // The handler takes what the wrapper was given, in order; the rewrite adds the context where it is missing.
   const outerParams = w.outer.parameters;
+  const ctxParam = outerParams[w.outerCtxParamIndex];
+  if (ctxParam && !ts.isIdentifier(ctxParam.name)) return `the callback ${ownerName} registers destructures its context parameter; name it (e.g. \`ctx\`) so the rewrite can hand the context to \`${param}\`.`;
   const passed = w.call.arguments.every((arg, i) => {
     const p = outerParams[i];
     const e = skipOuter(ts, arg);
     return p && ts.isIdentifier(p.name) && ts.isIdentifier(e) && resolveIdentifier(ts, e)?.declaration === p;
   });
   if (!passed || w.call.arguments.length > w.outerCtxParamIndex + 1) {
-    return `${ownerName} calls \`${param}\` with other arguments than its callback's own (${w.call.getText()}); the rewritten handler needs the request's arguments and context as the SDK gives them.`;
+    return `${ownerName} calls \`${param}\` with other arguments than its callback's own (${firstLine(w.call.getText().replace(/\s+/g, ' '))}); the rewritten handler needs the request's arguments and context as the SDK gives them.`;
   }
   if (w.call.arguments.length < w.outerCtxParamIndex) return `${ownerName} does not hand \`${param}\` the tool's arguments; the rewritten handler binds its state to them.`;
+  if (owner.type && returnedFunction(ts, owner) === w.outer) return `${ownerName} declares the type of the function it returns, which the rewrite would have to widen to return an input-required result; drop the annotation or migrate by hand.`;
   const typeProblem = parameterTypeProblem(ts, w.parameter, w.call.arguments.length, w.outerCtxParamIndex);
   if (typeProblem) return `${ownerName}'s parameter \`${param}\` ${typeProblem}.`;
   const through = passThrough(ts, w, checker);
   if (through.kind === 'problem') return `${ownerName} ${through.problem} (line ${line(w.call)}).`;
   return undefined;
+}
+
+/**
+ * One wrapper for tools with and without arguments takes the context at two places, which one
+ * rewrite of it cannot both serve: each handler behind it says so.
+ */
+export function sharedWrapperProblems(handlers: ReadonlyArray<{ wrapper?: HandlerWrapper | undefined }>): void {
+  const indexes = new Map<ts.FunctionLikeDeclaration, Set<number>>();
+  for (const { wrapper } of handlers) if (wrapper) indexes.set(wrapper.outer, (indexes.get(wrapper.outer) ?? new Set()).add(wrapper.outerCtxParamIndex));
+  for (const { wrapper } of handlers) {
+    if (wrapper && !wrapper.problem && indexes.get(wrapper.outer)!.size > 1) {
+      wrapper.problem = 'the wrapper that calls this handler also wraps tools that take their arguments differently (with and without an input schema), so one rewrite of it cannot hand each its context; give them one wrapper each.';
+    }
+  }
 }
 
 /** `handler: () => Promise<string>`: a function type the rewrite can widen (absent in JavaScript). */
@@ -150,7 +166,11 @@ export function passThrough(ts: TS, w: Pick<HandlerWrapper, 'outer' | 'call'>, c
   if (!awaited) return { kind: 'problem', problem: 'uses the handler\'s promise without awaiting it where it calls it' };
   let statement: ts.Node | undefined = awaited;
   while (statement && statement !== body && !isStatement(ts, statement)) statement = statement.parent;
-  if (!statement) return { kind: 'problem', problem: 'calls the handler where the rewrite cannot await it first' };
+  // Awaited first, the call must run exactly when it ran: not in a loop's or an if's head, not under `?:`, `&&`, `||`, `??`.
+  if (!statement || !(statement === body || ts.isReturnStatement(statement) || ts.isVariableStatement(statement) || ts.isExpressionStatement(statement) || ts.isThrowStatement(statement))) {
+    return { kind: 'problem', problem: 'calls the handler in the head of a statement (a condition, a loop), where the rewrite cannot await it first' };
+  }
+  if (underCondition(ts, awaited, statement)) return { kind: 'problem', problem: 'calls the handler under a condition, where the rewrite does not pass its input-required result on' };
   const before = evaluatedBefore(ts, awaited, statement === body ? body : statement);
   if (before) return { kind: 'problem', problem: `evaluates \`${before.getText()}\` before it awaits the handler, which the rewrite would have to reorder` };
   if (statement === body) return { kind: 'hoisted', awaited, statement: undefined };
@@ -163,6 +183,16 @@ function isStatement(ts: TS, node: ts.Node): node is ts.Statement {
     ts.isThrowStatement(node) || ts.isSwitchStatement(node) || ts.isForStatement(node) || ts.isForOfStatement(node) ||
     ts.isForInStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node) || ts.isBlock(node) || ts.isTryStatement(node) ||
     ts.isLabeledStatement(node);
+}
+
+/** `c ? await fn() : x`, `ok && await fn()`: the call runs only on one side. */
+function underCondition(ts: TS, awaited: ts.Node, statement: ts.Node): boolean {
+  for (let n: ts.Node = awaited; n !== statement; n = n.parent) {
+    const parent = n.parent;
+    if (ts.isConditionalExpression(parent) && parent.condition !== n) return true;
+    if (ts.isBinaryExpression(parent) && parent.right === n && [ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(parent.operatorToken.kind)) return true;
+  }
+  return false;
 }
 
 /**
@@ -188,19 +218,20 @@ function childrenOf(node: ts.Node): ts.Node[] {
 
 /** The first part of `node` that is not a literal or a constant (the innermost one), if any. */
 function notInert(ts: TS, node: ts.Node): ts.Node | undefined {
-  if (ts.isTypeNode(node) || ts.isStringLiteralLike(node) || ts.isNumericLiteral(node) || node.kind === ts.SyntaxKind.TrueKeyword ||
-      node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword) {
+  if (ts.isTypeNode(node) || ts.isStringLiteralLike(node) || ts.isNumericLiteral(node) || ts.isTemplateLiteralToken(node) ||
+      node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword ||
+      (node.kind >= ts.SyntaxKind.FirstPunctuation && node.kind <= ts.SyntaxKind.LastPunctuation)) {
     return undefined;
   }
   if (ts.isIdentifier(node)) {
-    // A property's name, or a name that always holds the same value.
+    // A property's name, or a name that always holds the same value (a callee like `ok(...)` included).
     if (ts.isPropertyAssignment(node.parent) && node.parent.name === node) return undefined;
     const decl = resolveIdentifier(ts, node);
-    const constant = decl?.kind === 'const' || decl?.kind === 'import' || (decl?.kind === 'parameter' && !isAssignedIn(ts, decl.scope, decl));
+    const constant = decl?.kind === 'const' || decl?.kind === 'import' || decl?.kind === 'function' || (decl?.kind === 'parameter' && !isAssignedIn(ts, decl.scope, decl));
     return constant ? undefined : node;
   }
-  if (ts.isPropertyAssignment(node) || ts.isObjectLiteralExpression(node) || ts.isArrayLiteralExpression(node) ||
-      ts.isAsExpression(node) || ts.isParenthesizedExpression(node) || ts.isVariableDeclarationList(node) || ts.isVariableDeclaration(node)) {
+  if (ts.isPropertyAssignment(node) || ts.isObjectLiteralExpression(node) || ts.isArrayLiteralExpression(node) || ts.isTemplateExpression(node) ||
+      ts.isTemplateSpan(node) || ts.isAsExpression(node) || ts.isParenthesizedExpression(node) || ts.isVariableDeclarationList(node) || ts.isVariableDeclaration(node)) {
     for (const child of childrenOf(node)) {
       const found = notInert(ts, child);
       if (found) return found;

@@ -68,16 +68,8 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   if (!migration) throw new Error('@modelcontextprotocol/codemod has no v1-to-v2 migration; reinstall mrtr-migrate.');
   const original = sourceFile.getFullText();
   const shebang = /^#![^\n]*\n(?:[ \t]*\r?\n)*/.exec(original)?.[0];
-  let changes = 0;
-  let found: CodemodDiagnostic[] = [];
-  try {
-    if (nameDestructuredContexts(sourceFile)) changes++;
-    for (const transform of migration.transforms) {
-      const result = transform.apply(sourceFile, { projectType });
-      changes += result.changesCount;
-      found.push(...result.diagnostics);
-    }
-  } catch (error) {
+  /** A transform that throws leaves the file as it was, with the error. */
+  const failed = (error: unknown): SdkStageResult => {
     sourceFile.replaceWithText(original);
     return {
       changed: false,
@@ -91,6 +83,18 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
         message: `the v1-to-v2 SDK upgrade failed on this file and left it as it was: ${error instanceof Error ? error.message : String(error)}`,
       }],
     };
+  };
+  let changes = 0;
+  let found: CodemodDiagnostic[] = [];
+  try {
+    if (nameDestructuredContexts(sourceFile)) changes++;
+    for (const transform of migration.transforms) {
+      const result = transform.apply(sourceFile, { projectType });
+      changes += result.changesCount;
+      found.push(...result.diagnostics);
+    }
+  } catch (error) {
+    return failed(error);
   }
   if (changes === 0) found = found.filter(d => !d.advisoryOnly);
   for (const d of found) {
@@ -104,7 +108,12 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   }
   // After the diagnostics found their lines (its edits keep every line where it is). An alias it
   // remaps names a v2 type: the stage's doubt about parameters annotated with it is settled.
-  const remapped = remapContextMemberTypes(sourceFile);
+  let remapped: Set<string>;
+  try {
+    remapped = remapContextMemberTypes(sourceFile);
+  } catch (error) {
+    return failed(error);
+  }
   found = found.filter(d => !remapped.has(/^Parameter annotation '([\w$]+)' mentions a context type/.exec(d.message)?.[1] ?? ''));
   insertMarkerComments(sourceFile, found);
   if (shebang && !sourceFile.getFullText().startsWith('#!')) {

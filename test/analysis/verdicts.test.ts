@@ -912,6 +912,13 @@ describe('handlers behind a wrapper that shapes their result', () => {
     expect(handlers.map(h => h.name)).toEqual([undefined, 'first', 'second']);
   });
 
+  it('what only computes before the call is no obstacle: a string before it, a template around it, a function called on it', () => {
+    for (const value of ["'Result: ' + await fn(args)", '`Done: ${await fn(args)}`', 'ok(await fn(args))']) {
+      const lines = ['function ok(text: string) { return text; }', ...wrapper(`return { content: [{ type: 'text' as const, text: ${value} }] };`), tool()];
+      expect(verdictOf(lines).notation).toEqual(['migrate']);
+    }
+  });
+
   it('a function of the enclosing scope the callback only calls for its effect (a logger) is not a handler behind it', () => {
     const { notation, handlers } = verdictOf([
       'export function setup(log: (m: string) => Promise<void>) {',
@@ -937,6 +944,11 @@ describe('handlers behind a wrapper that shapes their result', () => {
     ['a finally block runs in every round', [...wrapper('try {', `  return ${TEXT};`, '} finally {', "  console.log('done');", '}'), tool()], /has a finally block around the handler's call/],
     ['code the call would overtake', [...wrapper(`return { before: Date.now(), ...${TEXT} };`), tool()], /evaluates `Date\.now\(\)` before it awaits the handler/],
     ['a call under a condition', [...wrapper(`if (Math.random() > 2) return ${TEXT};`, 'return { content: [] };'), tool()], /under a condition or in a loop/],
+    ['a call on one side of ?:', [...wrapper(`return { content: [{ type: 'text' as const, text: Math.random() > 2 ? await fn(args) : 'skipped' }] };`), tool()], /calls the handler under a condition/],
+    // Its value does not make the result: not the wrapper's handler call, so only a function value.
+    ['a call in a loop\'s head', [...wrapper('while ((await fn(args)) === \'again\') continue;', `return { content: [] };`), tool()], /^the question runs in a function handed to withErrors\(\)/],
+    ['a declared type on what it returns', ['function withErrors<A>(fn: (args: A) => Promise<string>): (args: A) => Promise<{ content: { type: \'text\'; text: string }[] }> {', `  return async (args: A) => (${TEXT});`, '}', tool()], /declares the type of the function it returns/],
+    ['a destructured context', ['function withErrors<A>(fn: (args: A) => Promise<string>) {', '  return async (args: A, { signal }: { signal: AbortSignal }) => ({ content: [{ type: \'text\' as const, text: signal.aborted ? \'\' : await fn(args) }] });', '}', tool()], /destructures its context parameter/],
     ['other arguments than its own', ['function withErrors<A extends { id: string }>(fn: (id: string) => Promise<string>) {', '  return async (args: A) => ({ content: [{ type: \'text\' as const, text: await fn(args.id) }] });', '}', tool().replace('async ({ id })', 'async (id)')], /calls `fn` with other arguments than its callback's own \(fn\(args\.id\)\)/],
     ['the function called twice', [...wrapper('await fn(args);', `return ${TEXT};`), tool()], /uses its parameter `fn` other than by one call per request/],
     ['a parameter type the rewrite cannot widen', ['type Fn<A> = (args: A) => Promise<string>;', 'function withErrors<A>(fn: Fn<A>) {', '  return async (args: A) => ({ content: [{ type: \'text\' as const, text: await fn(args) }] });', '}', tool()], /parameter `fn` is not typed as a function type the rewrite can widen/],
@@ -952,6 +964,13 @@ describe('handlers behind a wrapper that shapes their result', () => {
     const { typed } = analyzeBoth([...V2, ASK, ...registrar, "register('confirm', async () => { return await confirm(); });"].join('\n'));
     expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct', 'review']);
     expect(hint(typed.sites[0]!)).toMatch(/: the callback that calls this handler also asks the client itself/);
+  });
+
+  it('a wrapper shared by tools with and without arguments is refused for each: it takes the context at two places', () => {
+    const shared = 'function shaped<A>(fn: (args: A) => Promise<string>) { return async (args: A) => ({ content: [{ type: \'text\' as const, text: await fn(args) }] }); }';
+    const { notation, hint: why } = verdictOf([shared, tool('shaped'), `server.registerTool('plain', {}, shaped(async () => { const a = await server.server.elicitInput(${FORM}); return a.action; }));`]);
+    expect(notation).toEqual(['refuse:unsupported-construct', 'refuse:unsupported-construct']);
+    expect(why).toMatch(/also wraps tools that take their arguments differently/);
   });
 
   for (const [what, lines, expected] of refused) {
@@ -1027,6 +1046,14 @@ describe('servers built from subclasses of the SDK classes', () => {
     expect(hint(typed.sites[0]!)).toMatch(/^the server is built by AppServer \(__snippet__\.ts:2\), which has a constructor of its own, so options given to new AppServer\(\.\.\.\) may not reach the SDK; wire the requestState codec into its super\(\.\.\.\) call by hand\.$/);
   });
 
+  it('a subclass that overrides how handlers are registered is refused with that reason', () => {
+    const { typed } = analyzeBoth([...V2_BASE,
+      'class AppServer extends McpServer { override registerTool(...args: Parameters<McpServer[\'registerTool\']>) { return super.registerTool(...args); } }',
+      "const server = new AppServer({ name: 't', version: '1' });", ...TOOL].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:unsupported-construct']);
+    expect(hint(typed.sites[0]!)).toMatch(/^the server is built by AppServer \(__snippet__\.ts:2\), which overrides registerTool\(\)/);
+  });
+
   it('a subclass imported from another module is followed with types', () => {
     const { program, sourceFiles } = snippetsProgram({
       'subclass-a/app.ts': [...V2_BASE, 'export class AppServer extends McpServer {}'].join('\n'),
@@ -1065,6 +1092,19 @@ describe('questions asked through a sendRequest handed to a helper', () => {
     });
   }
 
+  it('a recursive helper that hands its parameter on is found, and refused', () => {
+    const text = [...V2_SEND,
+      'async function ask(n: number, send: Send): Promise<string> {',
+      "  const result = await send({ method: 'sampling/createMessage', params: { messages: [], maxTokens: n } });",
+      '  return n > 1 ? result.model : ask(n + 1, send);',
+      '}',
+      "server.registerTool('s', {}, async (ctx) => ({ content: [{ type: 'text', text: await ask(1, ctx.mcpReq.send) }] }));",
+    ].join('\n');
+    const { typed } = analyzeBoth(text);
+    expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct']);
+    expect(hint(typed.sites[0]!)).toMatch(/helper ask\(\) (is recursive|asks more than one question)/);
+  });
+
   it('a helper some caller hands another function is not asking the client', () => {
     const other = "const fake = async (_r: unknown, _s?: unknown) => ({ model: 'local' });";
     const { typed, untyped } = analyzeBoth(program('any', 'ctx.mcpReq.send', [other, "server.registerTool('f', {}, async () => ({ content: [{ type: 'text', text: await summarize('y', fake) }] }));"]));
@@ -1102,6 +1142,13 @@ describe('servers held through an interface of the project', () => {
     expect(typed.handlers.map(h => h.name)).toEqual(['t']);
     // Without types the interface says nothing about what implements it: no handler is found.
     expect(untyped.handlers).toEqual([]);
+  });
+
+  it('is not when an object literal is written as one, or another interface extends it', () => {
+    for (const other of ["const fake = { registerTool: (() => undefined) as unknown as McpServer['registerTool'], server: undefined as unknown as McpServer['server'] } satisfies Host;", 'interface Wider extends Host { extra: number }']) {
+      const { typed } = analyzeBoth(program('class AppServer extends McpServer implements Host {}', other));
+      expect(typed.handlers).toEqual([]);
+    }
   });
 
   it('is not when another class implements it too', () => {

@@ -254,6 +254,58 @@ describe('a handler behind a wrapper', () => {
     expect(result.text).not.toContain('isInputRequiredResult');
   });
 
+  it('whose types are written out keeps type-checking: a typed const, a declared result, a trailing comma', () => {
+    const result = runPipeline(file, [
+      "import { McpServer, type CallToolResult } from '@modelcontextprotocol/server';",
+      "import * as z from 'zod/v4';",
+      'function shaped(fn: (args: { id: string },) => Promise<string>) {',
+      '  return async (args: { id: string }): Promise<CallToolResult> => {',
+      '    const text: string = await fn(args);',
+      "    return { content: [{ type: 'text', text }] };",
+      '  };',
+      '}',
+      'export function createServer() {',
+      "  const server = new McpServer({ name: 'n', version: '1' });",
+      "  server.registerTool('go', { inputSchema: z.object({ id: z.string() }) }, shaped(async ({ id }) => {",
+      `    const answer = await server.server.elicitInput(${CONFIRM});`,
+      '    return `${id}: ${answer.action}`;',
+      '  }));',
+      '  return server;',
+      '}',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('function shaped(fn: (args: { id: string },ctx: ServerContext) => Promise<string | InputRequiredResult>) {');
+    expect(result.text).toContain('  return async (args: { id: string }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {');
+    expect(result.text).toContain([
+      '    const result = await fn(args, ctx);',
+      '    if (isInputRequiredResult(result)) return result;',
+      '    const text: string = result;',
+    ].join('\n'));
+  });
+
+  it('as one expression with a multi-line template keeps the template\'s lines', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      'const shaped = (fn: () => Promise<string>) => async () => ({',
+      "  content: [{ type: 'text' as const, text: `Result:",
+      '${await fn()}',
+      '  (done)` }],',
+      '});',
+      'export function createServer() {',
+      "  const server = new McpServer({ name: 'n', version: '1' });",
+      "  server.registerTool('go', {}, shaped(async () => {",
+      `    const answer = await server.server.elicitInput(${CONFIRM});`,
+      '    return answer.action;',
+      '  }));',
+      '  return server;',
+      '}',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain("    content: [{ type: 'text' as const, text: `Result:\n${result}\n  (done)` }],");
+  });
+
   it('with arguments, gets the context after them, in the call and in its parameter\'s type', () => {
     const result = runPipeline(file, [
       "import { McpServer } from '@modelcontextprotocol/server';",

@@ -148,7 +148,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       edits.push(...rewrite.edits);
       for (const c of plan.constructions) constructions.add(c);
     }
-    const wrapperRewrites = wrappersOf(analysis.plans.map(p => p.handler.wrapper)).map(w => rewriteWrapper({ ts, sourceFile, text, newline, unit, literals }, w));
+    const wrapperRewrites = wrappersOf(analysis.plans.map(p => p.handler.wrapper)).map(w => rewriteWrapper({ ts, sourceFile, text, newline, unit, literals }, w, checker));
     for (const w of wrapperRewrites) edits.push(...w.edits);
     const planned = new Set(analysis.plans.map(p => p.handler));
     edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));

@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import type { HandlerWrapper, TS } from '../../src/analysis/types.js';
 import { passThrough } from '../../src/analysis/wrappedHandlers.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
-import { ensureParameter, LocalNames, type RewriteEnv } from './rewriteHandler.js';
+import { ensureParameter, LocalNames, widenReturnType, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindent, splice, type Edit } from './text.js';
 
 export type WrapperEnv = Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'newline' | 'unit' | 'literals'>;
@@ -26,20 +26,26 @@ export interface WrapperRewrite {
  * and the parameter it is given the handler through says so in its type
  * (`handler: (ctx: ServerContext) => Promise<string | InputRequiredResult>`).
  */
-export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper): WrapperRewrite {
+export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper, checker: ts.TypeChecker | undefined): WrapperRewrite {
   const { ts, sourceFile, text } = env;
   const edits: Edit[] = [];
   const sdkValues = new Set<string>();
   const sdkTypes = new Set<string>();
   const names = new LocalNames(ts, w.outer);
-  const ctx = ensureParameter(env, w.outer, w.outerCtxParamIndex, 'ctx', names, edits, new Map(), sdkTypes);
+  // A callback a wrapper returns has no contextual type: its context gets its type written out.
+  const uncontextual = !ts.isCallExpression(skipParens(ts, w.outer).parent);
+  const ctx = ensureParameter(env, w.outer, w.outerCtxParamIndex, 'ctx', names, edits, new Map(), sdkTypes, { typed: uncontextual });
   const addsContext = w.call.arguments.length === w.outerCtxParamIndex;
   const args = [...w.call.arguments.map(a => a.getText(sourceFile)), ...(addsContext ? [ctx] : [])];
   const callText = `${w.call.expression.getText(sourceFile)}(${args.join(', ')})`;
   edits.push(...parameterTypeEdits(env, w.parameter, addsContext, sdkTypes));
 
-  const through = passThrough(ts, w);
-  if (through.kind === 'problem') throw new Error(`the wrapper at ${sourceFile.fileName}:${w.call.getStart(sourceFile)} cannot pass input-required results on: ${through.problem}`);
+  edits.push(...widenReturnType(env, w.outer, sdkTypes));
+  const through = passThrough(ts, w, checker);
+  if (through.kind === 'problem') {
+    const line = sourceFile.getLineAndCharacterOfPosition(w.call.getStart(sourceFile)).line + 1;
+    throw new Error(`the wrapper at ${sourceFile.fileName}:${line} cannot pass input-required results on: ${through.problem}`);
+  }
   if (through.kind === 'returned') {
     if (addsContext) edits.push({ start: w.call.getStart(sourceFile), end: w.call.getEnd(), text: callText });
     return { edits, sdkValues, sdkTypes };
@@ -59,7 +65,7 @@ export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper): WrapperRewri
   }
   const result = names.take('result');
   const passOn = [`const ${result} = await ${callText};`, `if (isInputRequiredResult(${result})) return ${result};`];
-  const replaced = (node: ts.Node): string => splice(text, node.getStart(sourceFile), node.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: result }], env.literals).text;
+  const replaced = (node: ts.Node) => splice(text, node.getStart(sourceFile), node.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: result }], env.literals);
   if (statement) {
     // Line by line, or on the statement's own line when it shares it (`{ try { return ...; } ... }`).
     const start = statement.getStart(sourceFile);
@@ -75,16 +81,24 @@ export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper): WrapperRewri
   const returned = ts.isParenthesizedExpression(body) && ts.isObjectLiteralExpression(inner) ? inner : body;
   const base = indentAt(text, w.outer.getStart(sourceFile));
   const indent = base + env.unit;
-  const value = reindent({ text: replaced(returned), protect: [] }, base, indent);
+  // Lines inside a multi-line template or string keep their text (splice carries their ranges).
+  const value = reindent(replaced(returned), base, indent);
   const block = ['{', ...passOn.map(l => `${indent}${l}`), `${indent}return ${value};`, `${base}}`].join(nl);
   edits.push({ start: body.getStart(sourceFile), end: body.getEnd(), text: block });
   return { edits, sdkValues, sdkTypes };
 }
 
+function skipParens(ts: TS, node: ts.Node): ts.Node {
+  let n = node;
+  while (n.parent && ts.isParenthesizedExpression(n.parent)) n = n.parent;
+  return n;
+}
+
 /** The name `const name = await fn(args);` declares, when the awaited call is its whole initializer. */
 function onlyDeclared(ts: TS, statement: ts.VariableStatement, awaited: ts.AwaitExpression): string | undefined {
   const [d, ...rest] = statement.declarationList.declarations;
-  if (!d || rest.length > 0 || !ts.isIdentifier(d.name) || !d.initializer || skipOuter(ts, d.initializer) !== awaited) return undefined;
+  // A type written on it (`const text: string`) would not admit the input-required result: the general form names it `result` first.
+  if (!d || rest.length > 0 || d.type || !ts.isIdentifier(d.name) || !d.initializer || skipOuter(ts, d.initializer) !== awaited) return undefined;
   if (!(statement.declarationList.flags & ts.NodeFlags.Const)) return undefined;
   return d.name.text;
 }
@@ -98,7 +112,9 @@ function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration,
   if (addsContext) {
     sdkTypes.add('ServerContext');
     const at = type.parameters.end;
-    edits.push({ start: at, end: at, text: `${type.parameters.length > 0 ? ', ' : ''}ctx: ServerContext` });
+    // After `(a: A,` the trailing comma already separates.
+    const separator = type.parameters.length === 0 || type.parameters.hasTrailingComma ? '' : ', ';
+    edits.push({ start: at, end: at, text: `${separator}ctx: ServerContext` });
   }
   const promised = (type.type as ts.TypeReferenceNode).typeArguments![0]!;
   const own = promised.getText(sourceFile);
