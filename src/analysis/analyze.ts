@@ -326,22 +326,22 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   });
   if (stateProblem) plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => allSites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
-  // What belongs to each file: its sites, the plans of its handlers, the helpers declared in it.
-  const analyses = new Map<ts.SourceFile, FileAnalysis>();
-  for (const file of included) {
-    const mine = (node: ts.Node): boolean => node.getSourceFile() === file;
-    analyses.set(file, {
-      fileName: file.fileName,
-      sites: allSites.filter(s => mine(s.node)),
-      handlers: scopeOf(file).handlers,
-      plans: plans.filter(p => mine(p.handler.fn)),
-      helperSplits: helperSplits.filter(s => mine(s.fn)),
-      linkedFiles: [...included].filter(f => f !== file).map(f => f.fileName),
-      typed: checker !== undefined,
-      suppressions: suppressions.get(file)!,
-    });
-  }
-  return analyses;
+  return new Map([...included].map(file => [file, fileAnalysis(file, included, { sites: allSites, handlers: scopeOf(file).handlers, plans, helperSplits, typed: checker !== undefined, suppressions: suppressions.get(file)! })]));
+}
+
+/** What belongs to one file of a group: its sites, the plans of its handlers, the helpers declared in it. */
+function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>, group: Pick<FileAnalysis, 'sites' | 'handlers' | 'plans' | 'helperSplits' | 'typed' | 'suppressions'>): FileAnalysis {
+  const mine = (node: ts.Node): boolean => node.getSourceFile() === file;
+  return {
+    fileName: file.fileName,
+    sites: group.sites.filter(s => mine(s.node)),
+    handlers: group.handlers,
+    plans: group.plans.filter(p => mine(p.handler.fn)),
+    helperSplits: group.helperSplits.filter(s => mine(s.fn)),
+    linkedFiles: [...included].filter(f => f !== file).map(f => f.fileName),
+    typed: group.typed,
+    suppressions: group.suppressions,
+  };
 }
 
 /** An asking helper's split and the handler calls that ask through it, when the whole chain migrates. */
