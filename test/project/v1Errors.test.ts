@@ -49,3 +49,43 @@ describe('type errors of the official v1-to-v2 stage', () => {
     expect(report.diagnostics.map(d => d.code)).not.toContain('sdk-upgrade/rolled-back');
   });
 });
+
+describe('files that hand SDK objects to each other', () => {
+  it('stay on v1 together: a file importing one kept on v1 is held back with it when v2 would break the hand-over', async () => {
+    const dir = v1Project('v1-held-back', '{ sendRequest, signal = fallback }', `  const answer = await sendRequest({ method: 'roots/list' }, z.object({ roots: z.array(z.object({ uri: z.string() })) }));
+  return { content: [{ type: 'text', text: \`\${who} \${answer.roots.length} \${signal.aborted}\` }] };`);
+    // A second module builds nothing of its own: it registers one more tool on the server it is handed.
+    writeFileSync(join(dir, 'extra.ts'), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { server } from './server.js';
+
+export function registerExtra(target: McpServer): void {
+  target.tool('pong', async () => ({ content: [{ type: 'text', text: 'pong' }] }));
+}
+registerExtra(server);
+`);
+    const report = await migrate({ cwd: dir, dryRun: true });
+    const server = report.files.find(f => f.file === 'server.ts')!;
+    const extra = report.files.find(f => f.file === 'extra.ts')!;
+    expect(server.rolledBack).toBe(true);
+    expect(extra.after).toBe(extra.before);
+    const held = report.diagnostics.find(d => d.file === 'extra.ts' && d.code === 'sdk-upgrade/rolled-back');
+    expect(held?.message).toMatch(/^server\.ts stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get \d+ type error\(s\) on v2 \(line 7: TS2345/);
+  });
+
+  it('a file that only shares a module with it keeps its upgrade', async () => {
+    const dir = v1Project('v1-not-held', '{ sendRequest, signal = fallback }', `  const answer = await sendRequest({ method: 'roots/list' }, z.object({ roots: z.array(z.object({ uri: z.string() })) }));
+  return { content: [{ type: 'text', text: \`\${who} \${answer.roots.length} \${signal.aborted}\` }] };`);
+    writeFileSync(join(dir, 'other.ts'), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { fallback } from './server.js';
+
+export const other = new McpServer({ name: 'o', version: '1.0.0' });
+other.tool('aborted', async () => ({ content: [{ type: 'text', text: String(fallback.aborted) }] }));
+`);
+    writeFileSync(join(dir, 'server.ts'), readFileSync(join(dir, 'server.ts'), 'utf8').replace('const fallback', 'export const fallback'));
+    const report = await migrate({ cwd: dir, dryRun: true });
+    expect(report.files.find(f => f.file === 'server.ts')!.rolledBack).toBe(true);
+    const other = report.files.find(f => f.file === 'other.ts')!;
+    expect(other.after).toContain("from '@modelcontextprotocol/server'");
+    expect(report.diagnostics.filter(d => d.file === 'other.ts' && d.code === 'sdk-upgrade/rolled-back')).toEqual([]);
+  });
+});

@@ -1,3 +1,4 @@
+import { ts } from 'ts-morph';
 import { lineMapper } from '../../report/diff.js';
 import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { requestHandlers } from '../sdkUpgrade.js';
@@ -44,6 +45,7 @@ export function verify(run: RunState): void {
   const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
   if (upgraded.length === 0) return;
   const program = run.project.getProgram().compilerObject;
+  const kept: Entry[] = [];
   for (const entry of upgraded) {
     const compiled = program.getSourceFile(entry.read.path);
     const after = compiled ? typeErrorsOf(program, compiled) : [];
@@ -58,6 +60,7 @@ export function verify(run: RunState): void {
       const group = run.groupOf(entry);
       if (group) undoGroup(run, group, `${entry.rel} stays on the v1 SDK (its upgrade added type errors in a handler)`);
       keepOnV1(run, entry, said);
+      kept.push(entry);
     } else {
       run.diagnostics.push({
         level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/type-errors', file: entry.rel, line: said[0]!.line,
@@ -65,6 +68,43 @@ export function verify(run: RunState): void {
       });
     }
   }
+  holdBackNeighbours(run, upgraded, kept);
+}
+
+/**
+ * SDK objects never cross between a v1 file and a v2 one: a file that stays on v1 holds back, with
+ * it, each upgraded file it imports or that imports it which gains type errors from the difference
+ * (`registerTools(server)` handing a v2 McpServer to a v1 function), and so on through theirs.
+ */
+function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): void {
+  let reverted = kept;
+  for (let round = 0; round < 10 && reverted.length > 0; round++) {
+    const program = run.project.getProgram().compilerObject;
+    const next: Entry[] = [];
+    for (const entry of upgraded) {
+      if (sourceTextOf(entry) === entry.read.text) continue;
+      const compiled = program.getSourceFile(entry.read.path);
+      const holder = compiled && reverted.find(k => importsBetween(program, compiled, k.read.path));
+      if (!compiled || !holder) continue;
+      run.v1Baselines();
+      const added = addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled));
+      if (added.length === 0) continue;
+      const group = run.groupOf(entry);
+      if (group) undoGroup(run, group, `${entry.rel} stays on the v1 SDK with ${holder.rel}`);
+      keepOnV1(run, entry, onDisk(entry, compiled.text, added), holder);
+      next.push(entry);
+    }
+    reverted = next;
+  }
+}
+
+/** Whether `file` imports the module at `other`, or that module imports `file`. */
+function importsBetween(program: ts.Program, file: ts.SourceFile, other: string): boolean {
+  const target = program.getSourceFile(other);
+  const imports = (from: ts.SourceFile, to: ts.SourceFile): boolean => from.statements.some(s =>
+    (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier !== undefined &&
+    program.getTypeChecker().getSymbolAtLocation(s.moduleSpecifier)?.valueDeclaration === to);
+  return !!target && (imports(file, target) || imports(target, file));
 }
 
 /** Say which SDK types were borrowed (and which are missing), for the packages the code now imports. */
@@ -103,15 +143,20 @@ function rollBack(run: RunState, entry: Entry): void {
   }
 }
 
-/** Put a v1 file back as it was: the official stage's upgrade of it added type errors. */
-function keepOnV1(run: RunState, entry: Entry, added: TypeError[]): void {
+/**
+ * Put a v1 file back as it was: the official stage's upgrade of it added type errors, by itself or
+ * (`heldBy`) once a file it exchanges SDK objects with stayed on v1.
+ */
+function keepOnV1(run: RunState, entry: Entry, added: TypeError[], heldBy?: Entry): void {
   entry.sourceFile!.replaceWithText(entry.read.text);
   entry.afterSdkUpgrade = entry.read.text;
   entry.rolledBack = true;
   entry.changedBy = [];
   entry.newTypeErrors = added.map(e => e.text);
   const first = entry.newTypeErrors[0]!;
-  const why = `the v1-to-v2 upgrade of this file added ${added.length} type error(s) (${first}${added.length > 1 ? '; ...' : ''}), so the whole file stays on the v1 SDK as it was`;
+  const why = heldBy
+    ? `${heldBy.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${added.length} type error(s) on v2 (${first}${added.length > 1 ? '; ...' : ''}), so it stays on v1 with it`
+    : `the v1-to-v2 upgrade of this file added ${added.length} type error(s) (${first}${added.length > 1 ? '; ...' : ''}), so the whole file stays on the v1 SDK as it was`;
   run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/rolled-back', file: entry.rel, line: undefined, message: `${why}; upgrade it by hand, or report the case.` });
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
