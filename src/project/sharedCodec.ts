@@ -38,7 +38,7 @@ export interface ProjectPlan {
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map()): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
   const links: string[][] = [];
@@ -93,10 +93,13 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   }
   const linked = mergeGroups(links);
   if (keys.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
+  // The module goes beside a server built inside the project's build (a script outside `rootDir` or
+  // `include` that also builds one would pull it out of the build: TS6059).
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
+  const home = serverFiles.find(inBuild) ?? serverFiles[0]!;
   // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in phases/group.ts).
-  const extension = /\.m?js$/.exec(serverFiles[0]!)?.[0] ?? '.ts';
-  const shared = { modulePath: freeModulePath(path.dirname(serverFiles[0]!), program!, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
+  const extension = /\.m?js$/.exec(home)?.[0] ?? '.ts';
+  const shared = { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
   return { shared, linked, helperFiles, sharedHelpers, planned };
 }
 

@@ -7,6 +7,8 @@ export interface LoadedTsconfig {
   /** Absolute path, or undefined when none was found and defaults are used. */
   file: string | undefined;
   options: ts.CompilerOptions;
+  /** The files the tsconfig itself lists (its `files` / `include` / `exclude`), absolute; undefined without one. */
+  fileNames: string[] | undefined;
   /**
    * Problems in the tsconfig that did not stop the run: it could not be parsed (default options were
    * used), an `extends` could not be read (its options are missing), or TypeScript rejects an option.
@@ -38,8 +40,9 @@ export function findTsconfig(start: string, stop: string | undefined): string | 
 }
 
 /**
- * Compiler options of a tsconfig (with `extends` followed). Its file list is not used: the run
- * reads the files it discovered. `allowJs` is forced on so JavaScript sources load too.
+ * Compiler options of a tsconfig (with `extends` followed). Its file list does not decide what the
+ * run reads (the files it discovered), only where a module the run adds may go. `allowJs` is forced
+ * on so JavaScript sources load too.
  */
 export function loadTsconfig(file: string | undefined, explicit: boolean, relativeTo?: string): LoadedTsconfig {
   const forced: ts.CompilerOptions = { allowJs: true, noEmit: true, declaration: false, composite: false, incremental: false };
@@ -67,13 +70,13 @@ function loadOptions(file: string | undefined, explicit: boolean, relativeTo: st
     const rel = relativeTo ? path.relative(relativeTo, name) : '';
     return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel.split(path.sep).join('/') : name;
   };
-  if (!file) return { file: undefined, options: { ...DEFAULTS }, warnings: [] };
+  if (!file) return { file: undefined, options: { ...DEFAULTS }, fileNames: undefined, warnings: [] };
   if (!existsSync(file)) throw new MigrateError(`--project ${file} does not exist.`);
   const read = ts.readConfigFile(file, ts.sys.readFile);
   if (read.error) {
     const message = `${show(file)}${where(read.error)}: ${diagnosticText(read.error)}`;
     if (explicit) throw new MigrateError(`cannot read ${message}; fix it or pass another --project.`);
-    return { file: undefined, options: { ...DEFAULTS }, warnings: [`cannot read ${message}; the run used default compiler options instead of it.`] };
+    return { file: undefined, options: { ...DEFAULTS }, fileNames: undefined, warnings: [`cannot read ${message}; the run used default compiler options instead of it.`] };
   }
   const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(file), undefined, file);
   // "No inputs were found" only means its include does not cover what we were pointed at.
@@ -83,7 +86,7 @@ function loadOptions(file: string | undefined, explicit: boolean, relativeTo: st
     // An `extends` that cannot be read: TypeScript goes on with the options of this file alone.
     return EXTENDS_UNREADABLE.has(d.code) ? `${text} (its "extends"); the run used this tsconfig's own options without the ones it extends.` : `${text}; the option was ignored.`;
   });
-  return { file, options: parsed.options, warnings };
+  return { file, options: parsed.options, fileNames: parsed.fileNames.map(f => path.resolve(f)), warnings };
 }
 
 /** Cannot read file / file not found / extends not resolvable: the base config's options are missing. */

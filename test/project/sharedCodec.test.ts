@@ -140,3 +140,29 @@ describe('an asking helper used by several modules', () => {
       .toMatch(/askYesNo\(\) is split, but scripts\/smoke\.ts, which this run does not analyse, also names it/);
   });
 });
+
+describe('where the shared codec module goes', () => {
+  it('beside the server built inside the build, not one a script outside rootDir / include builds too', async () => {
+    const dir = tempProject('codec-home');
+    const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...options, rootDir: 'src' }, include: ['src/**/*.ts'] }));
+    mkdirSync(join(dir, 'src'));
+    mkdirSync(join(dir, 'scripts'));
+    writeFileSync(join(dir, 'src', 'tools.ts'), [
+      "import type { McpServer } from '@modelcontextprotocol/server';",
+      'export function registerTools(server: McpServer): void {',
+      "  server.registerTool('confirm', {}, async (ctx) => {",
+      "    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } });",
+      "    return { content: [{ type: 'text', text: answer.action }] };",
+      '  });',
+      '}',
+      '',
+    ].join('\n'));
+    writeFileSync(join(dir, 'src', 'index.ts'), "import { McpServer } from '@modelcontextprotocol/server';\nimport { registerTools } from './tools.js';\n\nexport const server = new McpServer({ name: 's', version: '1.0.0' });\nregisterTools(server);\n");
+    // Sorted first, and outside the build: a maintenance script that builds a server of its own.
+    writeFileSync(join(dir, 'scripts', 'a-dump.ts'), "import { McpServer } from '@modelcontextprotocol/server';\nimport { registerTools } from '../src/tools.js';\n\nregisterTools(new McpServer({ name: 'dump', version: '0.0.0' }));\n");
+    const report = await migrate({ cwd: dir, dryRun: true });
+    expect(report.files.filter(f => f.changed).map(f => f.file).sort()).toEqual(['scripts/a-dump.ts', 'src/index.ts', 'src/requestState.ts', 'src/tools.ts']);
+    expect(report.files.find(f => f.file === 'scripts/a-dump.ts')!.after).toContain("from '../src/requestState.js'");
+  });
+});

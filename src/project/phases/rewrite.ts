@@ -10,6 +10,7 @@ import { programWith, projectHost } from '../programs.js';
 import { errorText, markUndone, newEntry, once, type Entry, type RunState } from '../runState.js';
 import { planProject } from '../sharedCodec.js';
 import { typeErrorsOf } from '../typeCheck.js';
+import type { LoadedTsconfig } from '../tsconfig.js';
 
 /**
  * Every file is analysed against one program, the project after the SDK stage: one checker and one
@@ -55,7 +56,7 @@ export function plan(run: RunState): void {
     }
   });
 
-  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker);
+  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig));
   run.analysis = { program, index };
   run.baselineFiles.push(...joinLinkedFiles(run));
 }
@@ -138,4 +139,11 @@ function joinLinkedFiles(run: RunState): Entry[] {
     joined.push(entry);
   }
   return joined;
+}
+
+/** Whether a file is part of the project's build: listed by its tsconfig and under its `rootDir`. */
+function inBuild(tsconfig: LoadedTsconfig): (file: string) => boolean {
+  const listed = tsconfig.fileNames && new Set(tsconfig.fileNames);
+  const rootDir = tsconfig.options.rootDir && path.resolve(tsconfig.options.rootDir);
+  return file => (!listed || listed.has(path.resolve(file))) && (!rootDir || !path.relative(rootDir, file).startsWith('..'));
 }
