@@ -86,8 +86,10 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   };
   let changes = 0;
   let found: CodemodDiagnostic[] = [];
+  let held = new Map<string, string>();
   try {
     if (nameDestructuredContexts(sourceFile)) changes++;
+    held = holdRegistrationNames(sourceFile);
     for (const transform of migration.transforms) {
       const result = transform.apply(sourceFile, { projectType });
       changes += result.changesCount;
@@ -110,6 +112,7 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   // remaps names a v2 type: the stage's doubt about parameters annotated with it is settled.
   let remapped: Set<string>;
   try {
+    restoreRegistrationNames(sourceFile, held, found);
     remapped = remapContextMemberTypes(sourceFile);
   } catch (error) {
     return failed(error);
@@ -159,6 +162,39 @@ function nameDestructuredContexts(sourceFile: SourceFile): boolean {
   if (edits.length === 0) return false;
   sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
   return true;
+}
+
+/**
+ * The official stage turns `server.tool('greet', ...)` into `server.registerTool('greet', {...}, cb)`
+ * but leaves `server.tool(GREET, ...)` as it was (with a marker; v2 has no `tool`): while it runs, a
+ * registration's name that is not a literal is held in a placeholder literal, then put back.
+ */
+function holdRegistrationNames(sourceFile: SourceFile): Map<string, string> {
+  const held = new Map<string, string>();
+  const edits: Edit[] = [];
+  for (const handler of requestHandlers(sourceFile.compilerNode)) {
+    const [name, ...rest] = handler.registrationCall.arguments;
+    if (handler.sdk !== 'v1' || !['tool', 'prompt', 'resource'].includes(handler.registration) || !name || rest.length === 0) continue;
+    if (ts.isStringLiteralLike(name) || name.getText().includes('\n')) continue;
+    const placeholder = `__mrtr_migrate_name_${held.size}__`;
+    held.set(placeholder, name.getText());
+    edits.push({ start: name.getStart(), end: name.getEnd(), text: `'${placeholder}'` });
+  }
+  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
+  return held;
+}
+
+/** Each held name back where the stage put its placeholder (once), in the text and in the stage's messages. */
+function restoreRegistrationNames(sourceFile: SourceFile, held: Map<string, string>, diagnostics: CodemodDiagnostic[]): void {
+  if (held.size === 0) return;
+  let text = sourceFile.getFullText();
+  for (const [placeholder, original] of held) {
+    const literal = new RegExp(`(['"\`])${placeholder}\\1`, 'g');
+    if ((text.match(literal) ?? []).length !== 1) throw new Error(`the registration name ${original} could not be put back after the official upgrade`);
+    text = text.replace(literal, () => original);
+    for (const d of diagnostics) d.message = d.message.replaceAll(placeholder, original);
+  }
+  sourceFile.replaceWithText(text);
 }
 
 /** v1 context members that v2 keeps under `mcpReq`, as the official stage maps them in expressions. */

@@ -370,3 +370,28 @@ describe('a server built from a subclass of the SDK class', () => {
     expect(result.text).toContain('serveStdio(() => server');
   });
 });
+
+describe('a v1 registration named by a constant', () => {
+  it('is upgraded like one named by a literal (the official stage leaves server.tool(NAME, ...), which v2 lacks), and its question migrates', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { z } from 'zod';",
+      "const NAME = 'greet';",
+      "const TOOLS = { ask: 'ask_user' } as const;",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.tool(NAME, 'Greets', { who: z.string() }, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));",
+      'server.tool(TOOLS.ask, { q: z.string() }, async ({ q }) => {',
+      "  const a = await server.server.elicitInput({ message: q, requestedSchema: { type: 'object', properties: {} } });",
+      "  return { content: [{ type: 'text', text: a.action }] };",
+      '});',
+      'server.prompt(NAME, async () => ({ messages: [] }));',
+    ].join('\n'));
+    expect(result.typeErrors).toEqual([]);
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.text).toContain("server.registerTool(NAME, { description: 'Greets', inputSchema: z.object({ who: z.string() }) }, async ({ who }) =>");
+    expect(result.text).toContain('server.registerTool(TOOLS.ask, { inputSchema: z.object({ q: z.string() }) }, async ({ q }, ctx) => {');
+    expect(result.text).toContain('server.registerPrompt(NAME, {}, async () =>');
+    expect(result.text).not.toContain('__mrtr_migrate_name_');
+    expect(result.text).not.toContain('@mcp-codemod-error');
+  });
+});
