@@ -266,9 +266,9 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
     const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
     // A caller where no request is live rules the split out whatever the other callers are: that is the reason.
-    for (const caller of calls) {
-      const context = caller.getSourceFile() === fn.getSourceFile() || crossFile ? contexts.contextOf(caller) : undefined;
-      if (context?.type === 'no-request') {
+    const callerContexts = new Map(calls.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
+    for (const [caller, context] of callerContexts) {
+      if (context.type === 'no-request') {
         return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${atOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
       }
     }
@@ -280,7 +280,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       }
       const problem = helperCallProblem(ts, caller, split.name, checker);
       if (problem) return refused('unsupported-construct', `${problem} (${at}).`);
-      const context = contexts.contextOf(caller);
+      const context = callerContexts.get(caller)!;
       let verdict: Verdict;
       if (context.type === 'no-request') {
         throw new Error(`helper ${split.name}(): a caller without a live request passed the first check`);

@@ -138,7 +138,8 @@ function handedToParameter(ts: TS, call: ts.CallExpression, argument: ts.Express
   return { type: 'no-request', why: 'function-value', detail: `the question runs ${handedAt}`, handedAt };
 }
 
-function skipParens(ts: TS, node: ts.Node): ts.Node {
+/** The outermost of the parentheses and `as` casts around `node` (itself when there are none). */
+export function skipParens(ts: TS, node: ts.Node): ts.Node {
   let n = node;
   while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAsExpression(n.parent))) n = n.parent;
   return n;

@@ -106,24 +106,26 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
 function untypedPush(ts: TS, call: ts.CallExpression, callee: ts.PropertyAccessExpression, resolver: SdkResolver): RawSite | undefined {
   const checker = resolver.checker;
   // Only in a module of an MCP server (it imports the SDK): elsewhere such a call is someone else's.
-  if (!checker || resolver.imports.size === 0 || !(checker.getTypeAtLocation(callee.expression).flags & ts.TypeFlags.Any)) return undefined;
+  if (!checker || resolver.imports.size === 0) return undefined;
   const first = call.arguments[0] && skipOuter(ts, call.arguments[0]);
   if (!first || !ts.isObjectLiteralExpression(first)) return undefined;
+  // The shape first, the type last: `res.send(...)` and `http.request(...)` are common, the checker's answer costly.
+  const isAny = (): boolean => (checker.getTypeAtLocation(callee.expression).flags & ts.TypeFlags.Any) !== 0;
   const has = (name: string): ts.ObjectLiteralElementLike | undefined => first.properties.find(p => p.name !== undefined && p.name.getText().replace(/['"]/g, '') === name);
   const sdk: SdkGeneration = [...resolver.imports.values()].some(i => i.sdk === 'v1') ? 'v1' : 'v2';
   const base = { node: call, call, sdk, params: first, options: call.arguments[1], untypedReceiver: callee.expression } as const;
   switch (callee.name.text) {
     case 'elicitInput':
-      return has('message') && has('requestedSchema') ? { ...base, kind: 'elicitation', api: 'server.elicitInput' } : undefined;
+      return has('message') && has('requestedSchema') && isAny() ? { ...base, kind: 'elicitation', api: 'server.elicitInput' } : undefined;
     case 'createMessage':
-      return has('messages') ? { ...base, kind: 'sampling', api: 'server.createMessage' } : undefined;
+      return has('messages') && isAny() ? { ...base, kind: 'sampling', api: 'server.createMessage' } : undefined;
     case 'request':
     case 'sendRequest':
     case 'send': {
       const method = has('method');
       const value = method && ts.isPropertyAssignment(method) ? skipOuter(ts, method.initializer) : undefined;
       const kind = value && ts.isStringLiteralLike(value) ? QUESTION_METHODS[value.text] : undefined;
-      if (!kind) return undefined;
+      if (!kind || !isAny()) return undefined;
       const api: SiteApi = callee.name.text === 'request' ? 'server.request' : callee.name.text === 'send' ? 'ctx.mcpReq.send' : 'extra.sendRequest';
       return { ...base, kind, api, params: has('params') && ts.isPropertyAssignment(has('params')!) ? (has('params') as ts.PropertyAssignment).initializer : undefined };
     }

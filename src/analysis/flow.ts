@@ -192,12 +192,20 @@ function skipOuterNoCast(ts: TS, expr: ts.Expression): ts.Expression {
  * the statement would move it after. Only side-effect-free code may run before an embedded question.
  */
 function impurePrefix(ts: TS, awaited: ts.Node, statement: ts.Node): string | undefined {
-  let child: ts.Node = awaited;
-  for (let node = awaited.parent; node && child !== statement; child = node, node = node.parent) {
-    for (const earlier of evaluatedBefore(ts, node, child)) {
-      if (!isPureExpression(ts, earlier)) return `\`${earlier.getText().slice(0, 60)}\` runs before the question in the same statement`;
-    }
-    if (node === statement) break;
+  const earlier = firstEvaluatedBefore(ts, awaited, statement, node => isPureExpression(ts, node));
+  return earlier && `\`${earlier.getText().slice(0, 60)}\` runs before the question in the same statement`;
+}
+
+/**
+ * The first part of `container` evaluated before `node` that `acceptable` rejects (what moving
+ * `node` to a statement of its own would move after it), if any.
+ */
+export function firstEvaluatedBefore(ts: TS, node: ts.Node, container: ts.Node, acceptable: (earlier: ts.Node) => boolean): ts.Node | undefined {
+  let child: ts.Node = node;
+  for (let parent = node.parent; parent && child !== container; child = parent, parent = parent.parent) {
+    const rejected = evaluatedBefore(ts, parent, child).find(earlier => !acceptable(earlier));
+    if (rejected) return rejected;
+    if (parent === container) break;
   }
   return undefined;
 }

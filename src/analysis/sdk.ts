@@ -341,8 +341,9 @@ export class SdkResolver {
     let result: ResolvedValue | undefined;
     try {
       const typed = this.handlerContext(e) ?? this.constructedServer(e) ?? this.resolveByType(e);
+      if (typed !== 'not-sdk') result = typed ?? this.resolveBySyntax(e);
       // A parameter typed with a function type written in the file takes whatever its callers pass (`ctx.mcpReq.send`).
-      result = typed === 'not-sdk' && !this.isFunctionTypedParameter(e) ? undefined : (typed === 'not-sdk' ? undefined : typed) ?? this.resolveBySyntax(e);
+      else if (this.isFunctionTypedParameter(e)) result = this.resolveBySyntax(e);
     } finally {
       this.visiting.delete(e);
     }

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import { forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from './scope.js';
-import { skipOuter } from './sdk.js';
+import { functionNameNode, skipOuter } from './sdk.js';
+import { expressionBodyOf, firstEvaluatedBefore, statementOf } from './flow.js';
 import { isPureExpression } from './purity.js';
 import type { HandlerWrapper, TS } from './types.js';
 
@@ -164,25 +165,19 @@ export function passThrough(ts: TS, w: Pick<HandlerWrapper, 'outer' | 'call'>, c
     return ts.isReturnStatement(result.parent) ? blockedPath(ts, result.parent, body, checker) ?? { kind: 'returned' } : { kind: 'returned' };
   }
   if (!awaited) return { kind: 'problem', problem: 'uses the handler\'s promise without awaiting it where it calls it' };
-  let statement: ts.Node | undefined = awaited;
-  while (statement && statement !== body && !isStatement(ts, statement)) statement = statement.parent;
+  const statement = statementOf(ts, awaited, w.outer) ?? expressionBodyOf(ts, awaited, w.outer);
   // Awaited first, the call must run exactly when it ran: not in a loop's or an if's head, not under `?:`, `&&`, `||`, `??`.
   if (!statement || !(statement === body || ts.isReturnStatement(statement) || ts.isVariableStatement(statement) || ts.isExpressionStatement(statement) || ts.isThrowStatement(statement))) {
     return { kind: 'problem', problem: 'calls the handler in the head of a statement (a condition, a loop), where the rewrite cannot await it first' };
   }
   if (underCondition(ts, awaited, statement)) return { kind: 'problem', problem: 'calls the handler under a condition, where the rewrite does not pass its input-required result on' };
-  const before = evaluatedBefore(ts, awaited, statement === body ? body : statement);
-  if (before) return { kind: 'problem', problem: `evaluates \`${before.getText()}\` before it awaits the handler, which the rewrite would have to reorder` };
+  // Moved after the call, what the statement evaluated before it could see what the handler changed: only constants may.
+  const before = firstEvaluatedBefore(ts, awaited, statement, earlier => notInert(ts, earlier) === undefined);
+  const shown = before && notInert(ts, before);
+  if (shown) return { kind: 'problem', problem: `evaluates \`${firstLine(shown.getText())}\` before it awaits the handler, which the rewrite would have to reorder` };
   if (statement === body) return { kind: 'hoisted', awaited, statement: undefined };
   const blocked = blockedPath(ts, statement as ts.Statement, body, checker);
   return blocked ?? { kind: 'hoisted', awaited, statement: statement as ts.Statement };
-}
-
-function isStatement(ts: TS, node: ts.Node): node is ts.Statement {
-  return ts.isExpressionStatement(node) || ts.isReturnStatement(node) || ts.isVariableStatement(node) || ts.isIfStatement(node) ||
-    ts.isThrowStatement(node) || ts.isSwitchStatement(node) || ts.isForStatement(node) || ts.isForOfStatement(node) ||
-    ts.isForInStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node) || ts.isBlock(node) || ts.isTryStatement(node) ||
-    ts.isLabeledStatement(node);
 }
 
 /** `c ? await fn() : x`, `ok && await fn()`: the call runs only on one side. */
@@ -195,21 +190,6 @@ function underCondition(ts: TS, awaited: ts.Node, statement: ts.Node): boolean {
   return false;
 }
 
-/**
- * Anything the statement evaluates before the awaited call other than literals and constants: moved
- * after the call, it could see what the handler changed.
- */
-function evaluatedBefore(ts: TS, awaited: ts.Node, statement: ts.Node): ts.Node | undefined {
-  for (let n: ts.Node = awaited; n !== statement; n = n.parent) {
-    for (const sibling of childrenOf(n.parent)) {
-      if (sibling === n) break;
-      const found = notInert(ts, sibling);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
-
 function childrenOf(node: ts.Node): ts.Node[] {
   const children: ts.Node[] = [];
   node.forEachChild(c => { children.push(c); });
@@ -219,8 +199,7 @@ function childrenOf(node: ts.Node): ts.Node[] {
 /** The first part of `node` that is not a literal or a constant (the innermost one), if any. */
 function notInert(ts: TS, node: ts.Node): ts.Node | undefined {
   if (ts.isTypeNode(node) || ts.isStringLiteralLike(node) || ts.isNumericLiteral(node) || ts.isTemplateLiteralToken(node) ||
-      node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword ||
-      (node.kind >= ts.SyntaxKind.FirstPunctuation && node.kind <= ts.SyntaxKind.LastPunctuation)) {
+      node.kind === ts.SyntaxKind.TrueKeyword || node.kind === ts.SyntaxKind.FalseKeyword || node.kind === ts.SyntaxKind.NullKeyword) {
     return undefined;
   }
   if (ts.isIdentifier(node)) {
@@ -269,7 +248,6 @@ function firstLine(text: string): string {
 }
 
 function nameOf(ts: TS, fn: ts.FunctionLikeDeclaration): string {
-  if ((ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn) || ts.isMethodDeclaration(fn)) && fn.name && ts.isIdentifier(fn.name)) return `${fn.name.text}()`;
-  if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return `${fn.parent.name.text}()`;
-  return 'the wrapping function';
+  const name = functionNameNode(ts, fn);
+  return name ? `${name.text}()` : 'the wrapping function';
 }

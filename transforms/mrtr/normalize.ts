@@ -4,7 +4,7 @@ import { conditionalOf, isStableReference } from '../../src/analysis/rounds.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { TS } from '../../src/analysis/types.js';
 import { LocalNames } from './rewriteHandler.js';
-import { indentAt, literalRanges, reindentProtected, type Edit } from './text.js';
+import { expressionBodyBlock, indentAt, literalRanges, reindentProtected, type Edit } from './text.js';
 
 /**
  * Before a handler is printed, the shapes around its questions are lowered into plainer statements
@@ -41,19 +41,8 @@ export function normalizeEdits(options: NormalizeOptions, analysis: FileAnalysis
 
 /** `async () => await confirm()` → `async () => {\n  return await confirm();\n}`: the rounds are statements. */
 function blockBody(o: NormalizeOptions, fn: ts.FunctionLikeDeclaration): Edit[] {
-  const { ts, sourceFile, text } = o;
-  const body = fn.body;
-  if (!body || ts.isBlock(body)) return [];
-  // `({ ... })` returns the object without its parentheses; anything else keeps them.
-  const returned = ts.isParenthesizedExpression(body) && ts.isObjectLiteralExpression(body.expression) ? body.expression : body as ts.Expression;
-  const start = returned.getStart(sourceFile);
-  const literals = literalRanges(ts, sourceFile)
-    .filter(([s, e]) => s >= start && e <= returned.getEnd())
-    .map(([s, e]) => [s - start, e - start] as [number, number]);
-  const base = indentAt(text, fn.getStart(sourceFile));
-  const inner = base + o.unit;
-  const value = reindentProtected({ text: returned.getText(sourceFile), protect: literals }, indentAt(text, start), inner).text;
-  return [{ start: body.getStart(sourceFile), end: body.getEnd(), text: `{${o.newline}${inner}return ${value};${o.newline}${base}}` }];
+  if (!fn.body || o.ts.isBlock(fn.body)) return [];
+  return [expressionBodyBlock({ ...o, literals: literalRanges(o.ts, o.sourceFile) }, fn, [])];
 }
 
 function handlerEdits(o: NormalizeOptions, plan: HandlerPlan): Edit[] {

@@ -1,9 +1,10 @@
 import type * as ts from 'typescript';
 import type { HandlerWrapper, TS } from '../../src/analysis/types.js';
 import { passThrough } from '../../src/analysis/wrappedHandlers.js';
+import { skipParens } from '../../src/analysis/context.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import { ensureParameter, LocalNames, widenReturnType, type RewriteEnv } from './rewriteHandler.js';
-import { indentAt, reindent, splice, type Edit } from './text.js';
+import { expressionBodyBlock, indentAt, type Edit } from './text.js';
 
 export type WrapperEnv = Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'newline' | 'unit' | 'literals'>;
 
@@ -65,7 +66,6 @@ export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper, checker: ts.T
   }
   const result = names.take('result');
   const passOn = [`const ${result} = await ${callText};`, `if (isInputRequiredResult(${result})) return ${result};`];
-  const replaced = (node: ts.Node) => splice(text, node.getStart(sourceFile), node.getEnd(), [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: result }], env.literals);
   if (statement) {
     // Line by line, or on the statement's own line when it shares it (`{ try { return ...; } ... }`).
     const start = statement.getStart(sourceFile);
@@ -76,22 +76,8 @@ export function rewriteWrapper(env: WrapperEnv, w: HandlerWrapper, checker: ts.T
     return { edits, sdkValues, sdkTypes };
   }
   // An expression body becomes a block that awaits the handler first.
-  const body = w.outer.body as ts.Expression;
-  const inner = skipOuter(ts, body);
-  const returned = ts.isParenthesizedExpression(body) && ts.isObjectLiteralExpression(inner) ? inner : body;
-  const base = indentAt(text, w.outer.getStart(sourceFile));
-  const indent = base + env.unit;
-  // Lines inside a multi-line template or string keep their text (splice carries their ranges).
-  const value = reindent(replaced(returned), base, indent);
-  const block = ['{', ...passOn.map(l => `${indent}${l}`), `${indent}return ${value};`, `${base}}`].join(nl);
-  edits.push({ start: body.getStart(sourceFile), end: body.getEnd(), text: block });
+  edits.push(expressionBodyBlock(env, w.outer, passOn, [{ start: awaited.getStart(sourceFile), end: awaited.getEnd(), text: result }]));
   return { edits, sdkValues, sdkTypes };
-}
-
-function skipParens(ts: TS, node: ts.Node): ts.Node {
-  let n = node;
-  while (n.parent && ts.isParenthesizedExpression(n.parent)) n = n.parent;
-  return n;
 }
 
 /** The name `const name = await fn(args);` declares, when the awaited call is its whole initializer. */

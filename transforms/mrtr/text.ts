@@ -162,3 +162,19 @@ export function caseLabelName(ts: TS, clause: ts.CaseOrDefaultClause): string {
   return /^[A-Za-z_$][\w$]*$/.test(words) ? `${words}Case` : 'resumedCase';
 }
 
+/**
+ * `async () => <expr>` made a block: `{ <leading...> return <expr>; }`, line by line, with `edits`
+ * applied inside <expr>. `({ ... })` is returned without its parentheses; lines inside a multi-line
+ * template or string keep their text.
+ */
+export function expressionBodyBlock(env: { ts: TS; sourceFile: ts.SourceFile; text: string; newline: string; unit: string; literals: Array<[number, number]> }, fn: ts.FunctionLikeDeclaration, leading: string[], edits: Edit[] = []): Edit {
+  const { ts, sourceFile, text } = env;
+  const body = fn.body as ts.Expression;
+  const returned = ts.isParenthesizedExpression(body) && ts.isObjectLiteralExpression(body.expression) ? body.expression : body;
+  const start = returned.getStart(sourceFile);
+  const base = indentAt(text, fn.getStart(sourceFile));
+  const inner = base + env.unit;
+  const value = reindent(splice(text, start, returned.getEnd(), edits, env.literals), indentAt(text, start), inner);
+  const lines = ['{', ...[...leading, `return ${value};`].map(line => inner + line), `${base}}`];
+  return { start: body.getStart(sourceFile), end: body.getEnd(), text: lines.join(env.newline) };
+}
