@@ -32,6 +32,7 @@ const E2E = [
   'test/project/javascript.test.ts',
   'test/project/manifest.test.ts',
   'test/project/lines.test.ts',
+  'test/project/zodUpgrade.test.ts',
   'test/report/merge.test.ts',
 ];
 

@@ -10,6 +10,7 @@ export interface CliArgs {
   project: string | undefined;
   ignore: string[];
   sdkUpgrade: boolean;
+  zodUpgrade: boolean;
   verify: boolean;
   force: boolean;
   report: string;
@@ -32,6 +33,8 @@ Options:
   -p, --project <file>    the tsconfig to use (default: the nearest tsconfig.json)
       --ignore <glob>     skip more files (gitignore syntax, repeatable)
       --no-sdk-upgrade    skip the official v1-to-v2 stage and package.json update
+      --no-zod-upgrade    in that stage, leave zod 3 code and zod ranges older than
+                          the v2 SDK takes (>= 4.2) as they are
       --no-verify         do not type-check and roll back rewrites that add errors
       --force             write even when the git work tree has uncommitted changes
       --report <path>     where to write the report (default: mrtr-migrate-report.md)
@@ -67,6 +70,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
         project: { type: 'string', short: 'p' },
         ignore: { type: 'string', multiple: true },
         'no-sdk-upgrade': { type: 'boolean' },
+        'no-zod-upgrade': { type: 'boolean' },
         'no-verify': { type: 'boolean' },
         force: { type: 'boolean' },
         report: { type: 'string' },
@@ -97,6 +101,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     project: v.project,
     ignore: v.ignore ?? [],
     sdkUpgrade: !v['no-sdk-upgrade'],
+    zodUpgrade: !v['no-zod-upgrade'],
     verify: !v['no-verify'],
     force: v.force ?? false,
     report: v.report ?? 'mrtr-migrate-report.md',

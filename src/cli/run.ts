@@ -84,6 +84,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       dryRun: args.dryRun,
       check: args.check,
       sdkUpgrade: args.sdkUpgrade,
+      zodUpgrade: args.zodUpgrade,
       verify: args.verify,
       force: args.force,
       // The reports of an earlier run (any format) are not the user's uncommitted work.

@@ -20,7 +20,11 @@ export const V2_PACKAGE_RANGES: Readonly<Record<string, string>> = {
   '@modelcontextprotocol/core': '^2.3.1',
 };
 
-const ZOD_RANGE = '^4.2.0';
+/** The range the official codemod writes for zod (its `ZOD_RANGE`): the v2 SDK's own floor. */
+export const ZOD_RANGE = '^4.2.0';
+
+/** The sections of a manifest that may declare zod. */
+export const DEPENDENCY_SECTIONS = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'] as const;
 
 /** The v2 package an import specifier belongs to (`@modelcontextprotocol/server/stdio` -> server). */
 export function v2PackageOf(specifier: string): string | undefined {
@@ -58,16 +62,20 @@ export interface ManifestUpdate {
   after: string;
   added: string[];
   removed: string[];
+  /** Entries whose range changed, as `zod ^3.25.76 -> ^4.2.0`. */
+  updated: string[];
 }
 
 type Json = Record<string, unknown>;
 
 /**
- * The update for one manifest, or undefined when it does not declare the v1 SDK (nothing to swap).
- * `keepV1`: a source the manifest owns still imports the v1 SDK (it was not written), so the v1
- * package stays and the v2 packages are added after it.
+ * The update for one manifest, or undefined when there is nothing to change: it does not declare
+ * the v1 SDK (nothing to swap) and its zod stays. `keepV1`: a source the manifest owns still imports
+ * the v1 SDK (it was not written), so the v1 package stays and the v2 packages are added after it.
+ * `zodRange`: its zod was upgraded (zodUpgrade.ts), so each zod range it declares becomes ZOD_RANGE,
+ * and zod is added where the code imports it without declaring it (it came with the v1 SDK).
  */
-export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false): ManifestUpdate | undefined {
+export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false, zodRange = false): ManifestUpdate | undefined {
   const raw = readFileSync(file, 'utf8');
   const bom = raw.startsWith('\uFEFF');
   const text = bom ? raw.slice(1) : raw;
@@ -81,12 +89,20 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
   const devDeps = section(json, 'devDependencies');
   const inDeps = deps !== undefined && V1_PACKAGE in deps;
   const inDevDeps = devDeps !== undefined && V1_PACKAGE in devDeps;
-  if (!inDeps && !inDevDeps) return undefined;
+  if (!inDeps && !inDevDeps && !zodRange) return undefined;
 
   const declared = (name: string) => (deps !== undefined && name in deps) || (devDeps !== undefined && name in devDeps);
   const added = [...used].filter(pkg => pkg in V2_PACKAGE_RANGES && !declared(pkg)).sort();
-  const declaresZod = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'].some(s => section(json, s)?.['zod'] !== undefined);
-  if (zodInjected && !declaresZod) added.push('zod');
+  const declaresZod = DEPENDENCY_SECTIONS.some(s => section(json, s)?.['zod'] !== undefined);
+  if ((zodInjected || zodRange) && !declaresZod) added.push('zod');
+  const updated: string[] = [];
+  for (const name of zodRange ? DEPENDENCY_SECTIONS : []) {
+    const current = section(json, name);
+    const range = current?.['zod'];
+    if (typeof range !== 'string' || range === ZOD_RANGE) continue;
+    current!['zod'] = ZOD_RANGE;
+    updated.push(`zod ${range} -> ${ZOD_RANGE}`);
+  }
   const target = inDeps ? 'dependencies' : 'devDependencies';
   const entries = Object.fromEntries(added.map(pkg => [pkg, pkg === 'zod' ? ZOD_RANGE : V2_PACKAGE_RANGES[pkg]!]));
 
@@ -104,14 +120,16 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
     }
     json[name] = replaced;
   }
-  if (keepV1 && added.length === 0) return undefined;
+  // Without the v1 SDK to take the place of, what is added goes at the end of the dependencies.
+  if (!inDeps && !inDevDeps && added.length > 0) json['dependencies'] = { ...deps, ...entries };
+  if ((keepV1 || (!inDeps && !inDevDeps)) && added.length === 0 && updated.length === 0) return undefined;
 
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
   const crlf = text.includes('\r\n');
   let out = JSON.stringify(json, null, indent);
   if (/\r?\n$/.test(text)) out += '\n';
   if (crlf) out = out.replace(/\n/g, '\r\n');
-  return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: keepV1 ? [] : [V1_PACKAGE] };
+  return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: keepV1 || (!inDeps && !inDevDeps) ? [] : [V1_PACKAGE], updated };
 }
 
 /** Whether the manifest declares the v1 SDK in its dependencies or devDependencies (false when it is not JSON). */

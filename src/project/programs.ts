@@ -36,15 +36,17 @@ export function projectHost(project: Project): ts.CompilerHost {
 
 /**
  * `base` with the files of `swapped` (by path) in place of its own: every other file is the one
- * `base` has, even where the project has changed it since. The roots and options are `base`'s.
+ * `base` has, even where the project has changed it since. The roots are `base`'s, and so are the
+ * options unless others are given (the project's own zod in place of the one the run checks with:
+ * modules then resolve again, files parsed already are not parsed again).
  */
-export function programWith(base: ts.Program, host: ts.CompilerHost, swapped: ReadonlyMap<string, ts.SourceFile>): ts.Program {
+export function programWith(base: ts.Program, host: ts.CompilerHost, swapped: ReadonlyMap<string, ts.SourceFile>, options = base.getCompilerOptions()): ts.Program {
   const withSwapped: ts.CompilerHost = {
     ...host,
     getSourceFile: (fileName, languageVersion, onError, shouldCreate) =>
       swapped.get(fileName) ?? asParsed(base.getSourceFile(fileName)) ?? host.getSourceFile(fileName, languageVersion, onError, shouldCreate),
   };
-  return ts.createProgram({ rootNames: base.getRootFileNames(), options: base.getCompilerOptions(), host: withSwapped, oldProgram: base });
+  return ts.createProgram({ rootNames: base.getRootFileNames(), options, host: withSwapped, oldProgram: base });
 }
 
 /**

@@ -10,6 +10,7 @@ import type { SdkTypeFallback } from './sdkTypes.js';
 import { shapeOf, type TextShape } from './sourceText.js';
 import type { LoadedTsconfig } from './tsconfig.js';
 import type { TypeError } from './typeCheck.js';
+import type { ZodStatus } from './zodUpgrade.js';
 
 export interface MigrateOptions {
   /** Working directory: paths are relative to it, reports name files relative to it. Default: `process.cwd()`. */
@@ -26,6 +27,11 @@ export interface MigrateOptions {
   check?: boolean;
   /** Run the official v1-to-v2 stage and update package.json. Default: true. */
   sdkUpgrade?: boolean;
+  /**
+   * In that stage, upgrade zod 3 code (zod-v3-to-v4) and zod ranges older than the v2 SDK takes
+   * (>= 4.2) in the packages of v1 files. Default: true.
+   */
+  zodUpgrade?: boolean;
   /** Type-check changed files and roll back rewrites that add type errors. Default: true. */
   verify?: boolean;
   /** Write even when the git work tree has uncommitted changes. */
@@ -61,8 +67,10 @@ export interface Entry {
   afterSdkUpgrade: string;
   changedBy: string[];
   baseline: TypeError[] | undefined;
-  /** For a v1 file: its type errors as it was, before the official v1-to-v2 stage. */
-  v1Baseline: TypeError[] | undefined;
+  /** For a file the v1-to-v2 stage concerns (v1 SDK, zod upgrade): its type errors as read. */
+  readBaseline: TypeError[] | undefined;
+  /** The manifest of the package whose zod is upgraded, for a file that imports zod there. */
+  zodPackage: string | undefined;
   newTypeErrors: string[];
   rolledBack: boolean;
   error: string | undefined;
@@ -83,6 +91,7 @@ export class RunState {
   readonly cwd: string;
   readonly paths: string[];
   readonly sdkUpgrade: boolean;
+  readonly zodUpgrade: boolean;
   readonly verify: boolean;
   /** Neither a dry run nor a check: the phases write files. */
   readonly write: boolean;
@@ -107,16 +116,20 @@ export class RunState {
   texts = new Map<string, string>();
   /** Counted before a shared codec's server file joins the entries and its module is added. */
   filesParsed = 0;
+  /** The packages (by manifest) of v1 files whose zod is older than the v2 SDK takes (upgraded unless `zodUpgrade` is off). */
+  zodPackages = new Map<string, ZodStatus>();
   // load
   project!: Project;
   fallback!: SdkTypeFallback;
+  /** The `paths` of the project as read: its own zod, where the run checks against zod 4. */
+  asReadPaths: ts.MapLike<string[]> | undefined;
   /** The entries that parsed: the only ones any later phase changes. */
   live: Entry[] = [];
   // upgrade
   /** The live files that import the v1 SDK (when the SDK stage runs). */
   v1: Entry[] = [];
-  /** Takes the v1 files' own type errors, as read, the first time it is called (a verify run). */
-  v1Baselines: () => void = () => {};
+  /** Takes the type errors, as read, of the files the stage changes, the first time it is called (a verify run). */
+  readBaselines: () => void = () => {};
   // plan
   /** Files whose type errors before the rewrite count when they have errors after it. */
   baselineFiles: Entry[] = [];
@@ -144,6 +157,9 @@ export class RunState {
   // write
   written: string[] = [];
   interrupted: string | undefined;
+  // verify
+  /** Packages whose zod upgrade broke a file: their files stay as read, their zod range as it was. */
+  zodHeldBack = new Set<string>();
   // manifests
   packageJsonChanges: PackageJsonChange[] = [];
 
@@ -151,6 +167,7 @@ export class RunState {
     this.cwd = path.resolve(options.cwd ?? process.cwd());
     this.paths = options.paths && options.paths.length > 0 ? options.paths : ['.'];
     this.sdkUpgrade = options.sdkUpgrade ?? true;
+    this.zodUpgrade = this.sdkUpgrade && (options.zodUpgrade ?? true);
     this.verify = options.verify ?? true;
     this.write = !options.dryRun && !options.check;
     this.transforms = options.transforms ?? TRANSFORMS;
@@ -160,6 +177,11 @@ export class RunState {
   /** Path relative to the working directory, with `/`: how the report names files. */
   rel(file: string): string {
     return path.relative(this.cwd, file).split(path.sep).join('/') || '.';
+  }
+
+  /** Where the search for a file's package.json stops: the repository's root, else the file system's. */
+  get manifestStop(): string {
+    return this.git.root ?? path.parse(this.cwd).root;
   }
 
   /** The root gitignore patterns and `--ignore` are relative to. */
@@ -179,7 +201,7 @@ export class RunState {
 export function newEntry(read: ReadFile, rel: string): Entry {
   return {
     read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
-    baseline: undefined, v1Baseline: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
+    baseline: undefined, readBaseline: undefined, zodPackage: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
     created: false, beforeWiring: undefined,
   };
 }

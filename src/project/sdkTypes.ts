@@ -47,6 +47,25 @@ export function sdkTypeFallback(projectDir: string, options: ts.CompilerOptions)
   return result;
 }
 
+/**
+ * A package whose zod the run upgrades (zodUpgrade.ts) still has zod 3 installed until the user
+ * installs again: its rewritten code is checked against mrtr-migrate's own zod 4, as the SDK's is.
+ */
+const ZOD_ENTRY_POINTS = ['zod', 'zod/v4', 'zod/v4/core', 'zod/mini'];
+
+export function zodTypePaths(options: ts.CompilerOptions): Record<string, string[]> {
+  const own = ownRoot();
+  if (!own) return {};
+  const bundler: ts.CompilerOptions = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
+  const paths: Record<string, string[]> = {};
+  for (const specifier of ZOD_ENTRY_POINTS) {
+    if (options.paths?.[specifier]) continue;
+    const resolved = ts.resolveModuleName(specifier, path.join(own, '__mrtr_migrate_probe__.ts'), bundler, ts.sys).resolvedModule;
+    if (resolved) paths[specifier] = [resolved.resolvedFileName];
+  }
+  return paths;
+}
+
 function ownRoot(): string | undefined {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {

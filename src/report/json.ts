@@ -40,7 +40,7 @@ export function toJsonReport(report: RunReport) {
     alreadyMigrated: report.alreadyMigrated.map(a => ({ ...a, name: a.name ?? null })),
     servingEntries: report.servingEntries,
     diagnostics: report.diagnostics.map(d => ({ level: d.level, source: d.source, code: d.code ?? null, file: d.file ?? null, line: d.line ?? null, message: d.message })),
-    packageJsonChanges: report.packageJsonChanges.map(c => ({ file: c.file, added: c.added, removed: c.removed, applied: c.applied, diff: unifiedDiff(c.file, c.before, c.after) })),
+    packageJsonChanges: report.packageJsonChanges.map(c => ({ file: c.file, added: c.added, removed: c.removed, updated: c.updated, applied: c.applied, diff: unifiedDiff(c.file, c.before, c.after) })),
     formatCommand: report.formatCommand ?? null,
     interrupted: report.interrupted ?? null,
   };
@@ -77,8 +77,8 @@ export const REPORT_JSON_SCHEMA = {
     cwd: { ...str, description: 'Absolute working directory; every other path is relative to it, with forward slashes.' },
     options: {
       type: 'object',
-      required: ['paths', 'dryRun', 'check', 'sdkUpgrade', 'verify', 'force', 'ignore'],
-      properties: { paths: strings, dryRun: bool, check: bool, sdkUpgrade: bool, verify: bool, force: bool, ignore: strings, project: str },
+      required: ['paths', 'dryRun', 'check', 'sdkUpgrade', 'zodUpgrade', 'verify', 'force', 'ignore'],
+      properties: { paths: strings, dryRun: bool, check: bool, sdkUpgrade: bool, zodUpgrade: bool, verify: bool, force: bool, ignore: strings, project: str },
     },
     tsconfig: nullable(str),
     summary: {
@@ -147,7 +147,7 @@ export const REPORT_JSON_SCHEMA = {
     },
     packageJsonChanges: {
       type: 'array',
-      items: { type: 'object', required: ['file', 'added', 'removed', 'applied', 'diff'], properties: { file: str, added: strings, removed: strings, applied: bool, diff: str } },
+      items: { type: 'object', required: ['file', 'added', 'removed', 'updated', 'applied', 'diff'], properties: { file: str, added: strings, removed: strings, updated: { ...strings, description: 'Entries whose range changed, as `zod ^3.25.76 -> ^4.2.0`.' }, applied: bool, diff: str } },
     },
     formatCommand: nullable(str),
     interrupted: { ...nullable(str), description: 'The signal that interrupted the write stage (e.g. SIGINT), or null; files not written then have an error saying so.' },

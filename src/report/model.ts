@@ -97,6 +97,8 @@ export interface PackageJsonChange {
   file: string;
   added: string[];
   removed: string[];
+  /** Entries whose range changed, as `zod ^3.25.76 -> ^4.2.0`. */
+  updated: string[];
   /** Whether the change was written (false on dry runs and checks). */
   applied: boolean;
   before: string;
@@ -114,6 +116,8 @@ export interface RunReport {
     dryRun: boolean;
     check: boolean;
     sdkUpgrade: boolean;
+    /** zod 3 code and old zod ranges upgraded in the v1-to-v2 stage (false with the stage off). */
+    zodUpgrade: boolean;
     verify: boolean;
     force: boolean;
     ignore: string[];

@@ -47,10 +47,12 @@ export function renderTerminalSummary(report: RunReport, reportPaths: string[], 
   if (s.alreadyMigrated > 0 || (s.sites === 0 && s.filesChanged === 0)) lines.push(`  Already migrated: ${s.alreadyMigrated} handler(s)${s.servingAlready > 0 ? `, ${s.servingAlready} serving entr${s.servingAlready === 1 ? 'y' : 'ies'}` : ''}${s.filesChanged === 0 && notDone === 0 ? '; nothing to change' : ''}`);
   if (s.servingRewritten + s.servingManual > 0) lines.push(`  Serving entry: ${s.servingRewritten} moved to serveStdio, ${s.servingManual} to move by hand (see the report)`);
   for (const change of report.packageJsonChanges) {
-    const edits = [...change.removed.map(p => `-${p}`), ...change.added.map(p => `+${p}`)].join(' ');
+    const edits = [...change.removed.map(p => `-${p}`), ...change.added.map(p => `+${p}`), ...change.updated].join(' ');
     lines.push(`  ${change.file}: ${edits}${change.applied ? '' : ' (not written)'}`);
   }
   for (const d of report.diagnostics.filter(d => d.code === 'sdk-upgrade/v1-kept')) lines.push(`  ${c.yellow('!')} ${d.message}`);
+  // The project does not build on the zod it has installed until it installs again.
+  for (const d of report.diagnostics.filter(d => d.code === 'sdk-upgrade/zod-upgraded')) lines.push(`  ${c.yellow('!')} ${d.file}: ${d.message}`);
   if (report.interrupted) {
     lines.push(`  ${c.yellow('Interrupted')} (${report.interrupted}) while writing: ${s.filesWritten} file(s) written, ${left.length} left unchanged; package.json updated for what was written`);
   }

@@ -36,4 +36,19 @@ describe('the package.json update', () => {
     expect(update.after.endsWith('}')).toBe(true);
     expect(planManifestUpdate(manifest('{"dependencies":{"@modelcontextprotocol/server":"^2.4.0"}}'), new Set(['@modelcontextprotocol/server']), false)).toBeUndefined();
   });
+
+  it('moves each zod range to the one the v2 SDK takes when the zod is upgraded, where the v1 SDK is declared or not', () => {
+    const file = manifest('{\n  "dependencies": {\n    "@modelcontextprotocol/sdk": "^1.20.0",\n    "zod": "^3.23.8"\n  },\n  "peerDependencies": {\n    "zod": "3.x"\n  }\n}\n');
+    const update = planManifestUpdate(file, new Set(['@modelcontextprotocol/server']), false, false, true)!;
+    expect(update.updated).toEqual(['zod ^3.23.8 -> ^4.2.0', 'zod 3.x -> ^4.2.0']);
+    expect(update.after).toBe('{\n  "dependencies": {\n    "@modelcontextprotocol/server": "^2.3.1",\n    "zod": "^4.2.0"\n  },\n  "peerDependencies": {\n    "zod": "^4.2.0"\n  }\n}\n');
+    // A workspace package that declares zod but not the SDK (the root does): its range only.
+    const workspace = planManifestUpdate(manifest('{"dependencies":{"zod":"~3.22.0"}}'), new Set(), false, false, true)!;
+    expect([workspace.added, workspace.removed, workspace.updated]).toEqual([[], [], ['zod ~3.22.0 -> ^4.2.0']]);
+    // zod that came with the v1 SDK (imported, never declared) is declared once it is upgraded.
+    const undeclared = planManifestUpdate(manifest('{"dependencies":{"@modelcontextprotocol/sdk":"^1.0.0"}}'), new Set(['@modelcontextprotocol/server']), false, false, true)!;
+    expect(JSON.parse(undeclared.after)).toEqual({ dependencies: { '@modelcontextprotocol/server': '^2.3.1', zod: '^4.2.0' } });
+    // Nothing to change: no v1 SDK and zod already at the range.
+    expect(planManifestUpdate(manifest('{"dependencies":{"zod":"^4.2.0"}}'), new Set(), false, false, true)).toBeUndefined();
+  });
 });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { PackageJsonChange } from '../../report/model.js';
 import { sourcesMatching } from '../discover.js';
-import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, type ManifestUpdate } from '../packageJson.js';
+import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, ZOD_RANGE, type ManifestUpdate } from '../packageJson.js';
 import { errorText, type RunState } from '../runState.js';
 import { mentionsV1Sdk } from '../sdkUpgrade.js';
 import { isReadOnly, splitBom, writeFileAtomic } from '../sourceText.js';
@@ -14,7 +14,7 @@ import { isReadOnly, splitBom, writeFileAtomic } from '../sourceText.js';
  */
 export function updateManifests(run: RunState): void {
   const updates: ManifestUpdate[] = [];
-  const stop = run.git.root ?? path.parse(run.cwd).root;
+  const stop = run.manifestStop;
   // The owner of every file of a folder is the same: looked up once per folder.
   const owners = new Map<string, string | undefined>();
   const ownerOf = (file: string): string | undefined => {
@@ -25,6 +25,7 @@ export function updateManifests(run: RunState): void {
   const used = new Map<string, { packages: Set<string>; v1: string[] }>();
   const usageOf = (owner: string) => used.get(owner) ?? used.set(owner, { packages: new Set<string>(), v1: [] }).get(owner)!;
   const zod = new Set<string>();
+  const zodRange = new Set<string>();
   const byPath = new Map(run.entries.map(e => [e.read.path, e]));
   for (const [file, text] of run.texts) {
     const owner = ownerOf(file);
@@ -35,6 +36,8 @@ export function updateManifests(run: RunState): void {
     for (const pkg of v2PackagesIn(finalText)) usage.packages.add(pkg);
     if (mentionsV1Sdk(finalText)) usage.v1.push(run.rel(file));
     if (entry?.zodInjected && finalText !== text) zod.add(owner);
+    // A package on an outdated zod whose files changed needs zod 4.2 (v2 schemas, zod 4 code).
+    if (finalText !== text && run.zodUpgrade && run.zodPackages.has(owner) && !run.zodHeldBack.has(owner)) zodRange.add(owner);
   }
   for (const file of run.unreadablePaths) {
     const owner = ownerOf(file);
@@ -54,13 +57,26 @@ export function updateManifests(run: RunState): void {
       });
     }
     try {
-      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0);
+      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0, zodRange.has(manifest));
       if (update) updates.push(update);
     } catch (error) {
       run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: run.rel(manifest), line: undefined, message: errorText(error) });
     }
   }
   run.packageJsonChanges = updates.map(update => applyUpdate(run, update));
+  for (const manifest of zodRange) noteZodUpgrade(run, manifest);
+}
+
+/** What the zod upgrade did in a package, for the report. */
+function noteZodUpgrade(run: RunState, manifest: string): void {
+  const status = run.zodPackages.get(manifest)!;
+  const changed = run.entries.filter(e => e.zodPackage === manifest && e.changedBy.includes('zod-upgrade')).map(e => e.rel);
+  const files = `${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ` and ${changed.length - 3} more` : ''}`;
+  const code = !status.migrateCode ? '' : changed.length > 0 ? `; zod-v3-to-v4 upgraded its zod 3 code in ${files}` : '; its zod 3 code needed no change (zod-v3-to-v4)';
+  run.diagnostics.push({
+    level: 'info', source: 'sdk-upgrade', code: 'sdk-upgrade/zod-upgraded', file: run.rel(manifest), line: undefined,
+    message: `the v2 SDK takes zod 4.2 or later and this package was on zod ${status.version}: its zod range becomes ${ZOD_RANGE}${code}; install the packages again after the run (--no-zod-upgrade leaves zod as it is).`,
+  });
 }
 
 function applyUpdate(run: RunState, update: ManifestUpdate): PackageJsonChange {
@@ -74,5 +90,5 @@ function applyUpdate(run: RunState, update: ManifestUpdate): PackageJsonChange {
       run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: run.rel(update.file), line: undefined, message: `not written: ${errorText(error)}; apply the change by hand.` });
     }
   }
-  return { file: run.rel(update.file), added: update.added, removed: update.removed, applied, before: splitBom(update.before).text, after: splitBom(update.after).text };
+  return { file: run.rel(update.file), added: update.added, removed: update.removed, updated: update.updated, applied, before: splitBom(update.before).text, after: splitBom(update.after).text };
 }

@@ -2,9 +2,12 @@ import path from 'node:path';
 import { discoverSources } from '../discover.js';
 import { MigrateError } from '../errors.js';
 import { DeclarationStubs } from '../declarationStubs.js';
-import { createProject, readSource, syntaxError, withTextReplacements } from '../load.js';
+import { createProject, readSource, syntaxError, withTextReplacements, type ReadFile } from '../load.js';
+import { ownerManifest } from '../packageJson.js';
+import { mentionsV1Sdk } from '../prefilter.js';
 import { errorText, newEntry, type RunState } from '../runState.js';
-import { sdkTypeFallback } from '../sdkTypes.js';
+import { sdkTypeFallback, zodTypePaths } from '../sdkTypes.js';
+import { importsZod, outdatedZod, type ZodStatus } from '../zodUpgrade.js';
 
 /** The sources the paths name, without node_modules, build output and git-ignored files. */
 export function discover(run: RunState): void {
@@ -27,6 +30,7 @@ export function discover(run: RunState): void {
 
 /** Read everything once; the cheap text check decides what is parsed at all, and in which role. */
 export function read(run: RunState): void {
+  const zodOnly: ReadFile[] = [];
   run.files.forEach((file, i) => {
     run.progress({ phase: 'read', done: i, total: run.files.length, file: run.rel(file) });
     try {
@@ -34,6 +38,7 @@ export function read(run: RunState): void {
       run.texts.set(file, read.text);
       if (read.role === 'rewrite') run.entries.push(newEntry(read, run.rel(file)));
       else if (read.role === 'context') run.contextFiles.push(read);
+      else if (run.zodUpgrade && importsZod(read.text)) zodOnly.push(read);
     } catch (error) {
       run.unreadable.push({ file: run.rel(file), before: '', afterSdkUpgrade: '', after: '', changed: false, changedBy: [], rolledBack: false, newTypeErrors: [], written: false, error: `cannot be read: ${errorText(error)}` });
       run.unreadablePaths.push(file);
@@ -42,7 +47,25 @@ export function read(run: RunState): void {
   if (run.unreadable.length === run.files.length) {
     throw new MigrateError(`none of the ${run.files.length} source file(s) could be read (${run.unreadable[0]!.file}: ${run.unreadable[0]!.error}).`);
   }
+  if (run.sdkUpgrade) run.zodPackages = outdatedZodPackages(run);
+  // A file that only uses zod is parsed too where the zod upgrade may change it.
+  if (run.zodUpgrade) run.contextFiles.push(...zodOnly.filter(read => run.zodPackages.has(ownerManifest(read.path, run.manifestStop) ?? '')));
   run.filesParsed = run.entries.length + run.contextFiles.length;
+}
+
+/** The packages (by manifest) of the v1 files whose zod is older than the v2 SDK takes. */
+function outdatedZodPackages(run: RunState): Map<string, ZodStatus> {
+  const found = new Map<string, ZodStatus>();
+  const seen = new Set<string>();
+  for (const entry of run.entries) {
+    if (!mentionsV1Sdk(entry.read.text)) continue;
+    const manifest = ownerManifest(entry.read.path, run.manifestStop);
+    if (!manifest || seen.has(manifest)) continue;
+    seen.add(manifest);
+    const status = outdatedZod(manifest);
+    if (status) found.set(manifest, status);
+  }
+  return found;
 }
 
 /**
@@ -54,7 +77,10 @@ export function parse(run: RunState): void {
   const { tsconfig } = run;
   const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : run.git.root ?? run.cwd;
   run.fallback = sdkTypeFallback(projectDir, tsconfig.options);
-  const options = { ...tsconfig.options, paths: { ...tsconfig.options.paths, ...run.fallback.paths } };
+  run.asReadPaths = { ...tsconfig.options.paths, ...run.fallback.paths };
+  // Code upgraded to zod 4 is checked against zod 4 (the project installs it after the run).
+  const zodPaths = run.zodUpgrade && run.zodPackages.size > 0 ? zodTypePaths(tsconfig.options) : {};
+  const options = { ...tsconfig.options, paths: { ...run.asReadPaths, ...zodPaths } };
   const project = (run.project = createProject(options, run.texts));
   const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);
   const stubs = new DeclarationStubs(run.texts, parsed, options);

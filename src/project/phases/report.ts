@@ -23,6 +23,7 @@ export function report(run: RunState): RunReport {
       dryRun: !!options.dryRun,
       check: !!options.check,
       sdkUpgrade: run.sdkUpgrade,
+      zodUpgrade: run.zodUpgrade,
       verify: run.verify,
       force: !!options.force,
       ignore: run.ignore,

@@ -3,30 +3,39 @@ import path from 'node:path';
 import { lineMapper } from '../../report/diff.js';
 import { ownerManifest } from '../packageJson.js';
 import { programWith } from '../programs.js';
-import { once, type RunState } from '../runState.js';
+import { errorText, newEntry, once, type Entry, type RunState } from '../runState.js';
 import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from '../sdkUpgrade.js';
 import { splitBom } from '../sourceText.js';
 import { typeErrorsOf } from '../typeCheck.js';
+import { importsZod, migrateZodCode } from '../zodUpgrade.js';
 
-/** The official v1-to-v2 codemod's transforms on every file that imports the v1 SDK. */
+/**
+ * The v1-to-v2 stage: zod 3 code upgraded to zod 4 where the package's zod is older than the v2 SDK
+ * takes (zodUpgrade.ts), then the official codemod's transforms on every file that imports the v1 SDK.
+ */
 export function upgradeSdk(run: RunState): void {
   const { live } = run;
+  const zodFiles = run.zodUpgrade && run.zodPackages.size > 0 ? zodEntries(run) : [];
   const v1 = (run.v1 = run.sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : []);
-  // The v1 files' own errors, to tell whether the official stage left one of them broken. They are
-  // taken (all v1 files, in order, on a checker of their own) only once an upgraded file has errors
-  // at the end: without errors after, none can have been added. Their program is then the one of the
-  // project before the rewrite with these files as read swapped back in, so the v1 SDK's declarations
-  // are parsed only in that case.
-  const asRead = new Map(v1.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
-  run.v1Baselines = once(() => {
-    const program = programWith(run.beforeRewrite!(), run.host!, asRead);
-    for (const entry of v1) {
+  // The files' own errors as read, to tell whether the stage left one of them broken. They are taken
+  // (on a checker of their own) only once a file it changed has errors at the end: without errors
+  // after, none can have been added. Their program is the one of the project before the rewrite with
+  // these files as read swapped back in, on the project's own zod, so the v1 SDK's declarations are
+  // parsed only in that case.
+  const stage = [...new Set([...v1, ...zodFiles])];
+  const asRead = new Map(stage.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
+  run.readBaselines = once(() => {
+    const base = run.beforeRewrite!();
+    const ownZod = zodFiles.length > 0 ? { ...base.getCompilerOptions(), paths: run.asReadPaths } : undefined;
+    const program = programWith(base, run.host!, asRead, ownZod);
+    for (const entry of stage) {
       const compiled = program.getSourceFile(entry.read.path);
-      if (compiled) entry.v1Baseline = typeErrorsOf(program, compiled);
+      if (compiled) entry.readBaseline = typeErrorsOf(program, compiled);
     }
   });
+  for (const entry of zodFiles) upgradeZod(run, entry);
   if (run.sdkUpgrade) {
-    const manifest = ownerManifest(path.join(run.cwd, 'package.json.probe'), run.git.root ?? path.parse(run.cwd).root);
+    const manifest = ownerManifest(path.join(run.cwd, 'package.json.probe'), run.manifestStop);
     const projectType = detectProjectType(dependenciesOf(manifest), run.texts.values());
     v1.forEach((entry, i) => {
       run.progress({ phase: 'sdk-upgrade', done: i, total: v1.length, file: entry.rel });
@@ -39,6 +48,39 @@ export function upgradeSdk(run: RunState): void {
     });
   }
   for (const entry of live) entry.afterSdkUpgrade = entry.sourceFile!.getFullText();
+}
+
+/**
+ * The files of the packages on an outdated zod that import zod, each marked with its package: they
+ * are checked against their text as read. A file parsed for context only joins the entries here.
+ */
+function zodEntries(run: RunState): Entry[] {
+  const known = new Set(run.live.map(e => e.read.path));
+  for (const read of run.contextFiles) {
+    if (known.has(read.path) || !importsZod(read.text)) continue;
+    const sourceFile = run.project.getSourceFile(read.path);
+    if (!sourceFile) continue;
+    const entry = { ...newEntry(read, run.rel(read.path)), sourceFile };
+    run.entries.push(entry);
+    run.live.push(entry);
+  }
+  for (const entry of run.live) {
+    const manifest = importsZod(entry.read.text) ? ownerManifest(entry.read.path, run.manifestStop) : undefined;
+    if (manifest && run.zodPackages.has(manifest)) entry.zodPackage = manifest;
+  }
+  return run.live.filter(e => e.zodPackage !== undefined);
+}
+
+/** zod-v3-to-v4 on a file of a zod 3 package; where it throws, the file is left as it was and said. */
+function upgradeZod(run: RunState, entry: Entry): void {
+  if (!run.zodPackages.get(entry.zodPackage!)?.migrateCode) return;
+  try {
+    if (migrateZodCode(entry.sourceFile!)) entry.changedBy.push('zod-upgrade');
+  } catch (error) {
+    // Left as read, it is checked against zod 4 with the others, and holds its package back if it breaks.
+    entry.sourceFile!.replaceWithText(entry.read.text);
+    run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/zod-failed', file: entry.rel, line: undefined, message: `the zod 3 to 4 upgrade (zod-v3-to-v4) failed on this file and left it as it was: ${errorText(error)}` });
+  }
 }
 
 function dependenciesOf(manifest: string | undefined): Set<string> {

@@ -1,7 +1,9 @@
 import { ts } from 'ts-morph';
 import { lineMapper } from '../../report/diff.js';
 import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { ownerManifest } from '../packageJson.js';
 import { requestHandlers } from '../sdkUpgrade.js';
+import { importsZod } from '../zodUpgrade.js';
 import { addedErrors, typeErrorsOf, type TypeError } from '../typeCheck.js';
 import { undoGroup } from './group.js';
 
@@ -38,28 +40,33 @@ export function verify(run: RunState): void {
     if (broken.length === 0) break;
     pending = pending.filter(e => !e.rolledBack);
   }
-  // What is left of a v1 file's new errors came with the official v1-to-v2 stage. In a handler (one
-  // that destructures `sendRequest` from its context, which the v2 context no longer has) the whole
-  // file stays on v1 rather than be written broken. Elsewhere (transport setup the official stage
-  // maps loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
+  checkUpgrade(run);
+}
+
+/**
+ * What is left of a v1 file's new errors came with the v1-to-v2 stage. In a handler (one that
+ * destructures `sendRequest` from its context, which the v2 context no longer has) the whole file
+ * stays on v1 rather than be written broken. Elsewhere (transport setup the official stage maps
+ * loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
+ * Then what stays as read holds back the files that cannot go on without it: a package's zod
+ * upgrade, the files exchanging SDK objects with it.
+ */
+function checkUpgrade(run: RunState): void {
   const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
-  if (upgraded.length === 0) return;
+  if (upgraded.length === 0 && !run.live.some(e => e.zodPackage !== undefined)) return;
   const program = run.project.getProgram().compilerObject;
-  const kept: Entry[] = [];
+  let kept: Entry[] = [];
   for (const entry of upgraded) {
     const compiled = program.getSourceFile(entry.read.path);
     const after = compiled ? typeErrorsOf(program, compiled) : [];
     if (after.length === 0) continue;
-    run.v1Baselines();
-    const added = addedErrors(entry.v1Baseline!, after);
+    run.readBaselines();
+    const added = addedErrors(entry.readBaseline!, after);
     if (added.length === 0) continue;
     const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
     const said = onDisk(entry, compiled!.text, added);
     if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) {
-      // A file of a group back on v1 would leave the others half rewritten.
-      const group = run.groupOf(entry);
-      if (group) undoGroup(run, group, `${entry.rel} stays on the v1 SDK (its upgrade added type errors in a handler)`);
-      keepOnV1(run, entry, said);
+      keepAsRead(run, entry, said, `the v1-to-v2 upgrade of this file added ${countOf(said)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`);
       kept.push(entry);
     } else {
       run.diagnostics.push({
@@ -68,7 +75,47 @@ export function verify(run: RunState): void {
       });
     }
   }
-  holdBackNeighbours(run, upgraded, kept);
+  kept.push(...holdBackZod(run, kept));
+  for (let round = 0; round < 5 && kept.length > 0; round++) {
+    const neighbours = holdBackNeighbours(run, upgraded, kept);
+    kept = [...neighbours, ...holdBackZod(run, neighbours)];
+  }
+}
+
+/**
+ * zod goes to 4 in a package together with its v1 files or not at all: when a file of it that
+ * imports zod has a type error it did not have as read (on the package's own zod), or one of its
+ * files stays on v1 (`kept`), its files that import zod stay as read (the v2 SDK's registerTool
+ * takes no zod 3 schema, zod 3 code may not build on zod 4) and its zod range stays as it was.
+ */
+function holdBackZod(run: RunState, kept: Entry[]): Entry[] {
+  const files = run.live.filter(e => e.zodPackage !== undefined && !e.error && !run.zodHeldBack.has(e.zodPackage));
+  if (files.length === 0) return [];
+  const program = run.project.getProgram().compilerObject;
+  const broken = new Map<string, string>();
+  for (const entry of kept) {
+    const manifest = entry.zodPackage ?? ownerManifest(entry.read.path, run.manifestStop);
+    if (manifest && files.some(e => e.zodPackage === manifest) && !broken.has(manifest)) broken.set(manifest, `${entry.rel} stays as it was`);
+  }
+  for (const entry of files) {
+    if (broken.has(entry.zodPackage!) || run.v1.includes(entry)) continue;
+    const compiled = program.getSourceFile(entry.read.path);
+    const after = compiled ? typeErrorsOf(program, compiled) : [];
+    if (after.length === 0) continue;
+    run.readBaselines();
+    const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
+    if (added.length > 0) broken.set(entry.zodPackage!, `zod 4 gives ${entry.rel} ${countOf(added)}`);
+  }
+  const held: Entry[] = [];
+  for (const [manifest, cause] of broken) {
+    run.zodHeldBack.add(manifest);
+    const status = run.zodPackages.get(manifest)!;
+    for (const entry of files.filter(e => e.zodPackage === manifest && sourceTextOf(e) !== e.read.text)) {
+      keepAsRead(run, entry, [], `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file, which imports zod, stays as it was with it`);
+      held.push(entry);
+    }
+  }
+  return held;
 }
 
 /**
@@ -76,7 +123,8 @@ export function verify(run: RunState): void {
  * it, each upgraded file it imports or that imports it which gains type errors from the difference
  * (`registerTools(server)` handing a v2 McpServer to a v1 function), and so on through theirs.
  */
-function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): void {
+function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): Entry[] {
+  const all: Entry[] = [];
   let reverted = kept;
   for (let round = 0; round < 10 && reverted.length > 0; round++) {
     const program = run.project.getProgram().compilerObject;
@@ -86,16 +134,16 @@ function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): vo
       const compiled = program.getSourceFile(entry.read.path);
       const holder = compiled && reverted.find(k => importsBetween(program, compiled, k.read.path));
       if (!compiled || !holder) continue;
-      run.v1Baselines();
-      const added = addedErrors(entry.v1Baseline!, typeErrorsOf(program, compiled));
+      run.readBaselines();
+      const added = onDisk(entry, compiled.text, addedErrors(entry.readBaseline!, typeErrorsOf(program, compiled)));
       if (added.length === 0) continue;
-      const group = run.groupOf(entry);
-      if (group) undoGroup(run, group, `${entry.rel} stays on the v1 SDK with ${holder.rel}`);
-      keepOnV1(run, entry, onDisk(entry, compiled.text, added), holder);
+      keepAsRead(run, entry, added, `${holder.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${countOf(added, 'on v2')}, so it stays on v1 with it`);
       next.push(entry);
     }
+    all.push(...next);
     reverted = next;
   }
+  return all;
 }
 
 /** Whether `file` imports the module at `other`, or that module imports `file`. */
@@ -144,21 +192,32 @@ function rollBack(run: RunState, entry: Entry): void {
 }
 
 /**
- * Put a v1 file back as it was: the official stage's upgrade of it added type errors, by itself or
- * (`heldBy`) once a file it exchanges SDK objects with stayed on v1.
+ * Put a file the v1-to-v2 stage changed back as it was read, with its group (the files of a group
+ * back on v1 would leave the others half rewritten); `why` says what held it back.
  */
-function keepOnV1(run: RunState, entry: Entry, added: TypeError[], heldBy?: Entry): void {
+function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string): void {
+  const group = run.groupOf(entry);
+  if (group) undoGroup(run, group, `${entry.rel} stays as it was before the v1-to-v2 upgrade`);
   entry.sourceFile!.replaceWithText(entry.read.text);
   entry.afterSdkUpgrade = entry.read.text;
   entry.rolledBack = true;
   entry.changedBy = [];
   entry.newTypeErrors = added.map(e => e.text);
-  const first = entry.newTypeErrors[0]!;
-  const why = heldBy
-    ? `${heldBy.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${added.length} type error(s) on v2 (${first}${added.length > 1 ? '; ...' : ''}), so it stays on v1 with it`
-    : `the v1-to-v2 upgrade of this file added ${added.length} type error(s) (${first}${added.length > 1 ? '; ...' : ''}), so the whole file stays on the v1 SDK as it was`;
   run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/rolled-back', file: entry.rel, line: undefined, message: `${why}; upgrade it by hand, or report the case.` });
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
   }
+}
+
+/** Where zod was left old (`--no-zod-upgrade`) in the file's package: why the v2 SDK rejects its schemas. */
+function zodAdvice(run: RunState, entry: Entry): string {
+  if (run.zodUpgrade || !importsZod(entry.read.text)) return '';
+  const manifest = ownerManifest(entry.read.path, run.manifestStop);
+  const status = manifest ? run.zodPackages.get(manifest) : undefined;
+  return status ? ` (the v2 SDK takes zod 4.2 or later and ${run.rel(manifest!)} is on zod ${status.version}: run without --no-zod-upgrade)` : '';
+}
+
+/** `3 type error(s) on v2 (line 4: TS2769 ...; ...)`: how a reason counts the errors it found. */
+function countOf(added: TypeError[], where = ''): string {
+  return `${added.length} type error(s)${where ? ` ${where}` : ''} (${added[0]?.text ?? ''}${added.length > 1 ? '; ...' : ''})`;
 }
