@@ -33,6 +33,7 @@ const E2E = [
   'test/project/manifest.test.ts',
   'test/project/lines.test.ts',
   'test/project/zodUpgrade.test.ts',
+  'test/project/invariant.test.ts',
   'test/report/merge.test.ts',
 ];
 

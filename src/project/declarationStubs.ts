@@ -20,6 +20,8 @@ import { isDeclarationFileName, standardPath } from './sourceFiles.js';
 export class DeclarationStubs {
   private readonly stubs = new Map<string, string | null>();
   private candidates: Set<string> | undefined;
+  /** For each file read, the files read that import it (statically, dynamically, re-exporting, by reference). */
+  private readonly importers = new Map<string, string[]>();
 
   constructor(
     /** Every source the run read, by path, with its text. */
@@ -44,6 +46,12 @@ export class DeclarationStubs {
     return stub ?? undefined;
   }
 
+  /** The files read that import `fileName` (by standard path), parsed or not. */
+  importersOf(fileName: string): readonly string[] {
+    this.candidates ??= this.findCandidates();
+    return this.importers.get(standardPath(fileName)) ?? [];
+  }
+
   /**
    * The skipped TypeScript modules from which no chain of imports (static, dynamic, re-exports,
    * `/// <reference path>`) reaches a parsed file or leaves the files read: found backwards from
@@ -51,7 +59,7 @@ export class DeclarationStubs {
    */
   private findCandidates(): Set<string> {
     const cache = ts.createModuleResolutionCache(ts.sys.getCurrentDirectory(), name => name, this.options);
-    const importers = new Map<string, string[]>();
+    const importers = this.importers;
     const reaching: string[] = [];
     const known = new Map<string, string>();
     for (const [file, text] of this.texts) known.set(standardPath(file), text);
@@ -65,10 +73,8 @@ export class DeclarationStubs {
     };
     const parsed = new Set([...this.parsed].map(standardPath));
     for (const [file, text] of known) {
-      if (parsed.has(file)) {
-        reaching.push(file);
-        continue;
-      }
+      // A parsed file reaches itself; its imports are recorded for importersOf only.
+      if (parsed.has(file)) reaching.push(file);
       const info = ts.preProcessFile(text, true, true);
       const targets = [
         ...info.importedFiles.map(({ fileName }) => ts.resolveModuleName(fileName, file, this.options, host, cache).resolvedModule),

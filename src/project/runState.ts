@@ -4,6 +4,7 @@ import type { ProjectIndex } from '../analysis/index.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform } from '../../transforms/index.js';
 import type { ReadFile } from './load.js';
+import type { DeclarationStubs } from './declarationStubs.js';
 import type { GitState } from './git.js';
 import type { ProjectPlan } from './sharedCodec.js';
 import type { SdkTypeFallback } from './sdkTypes.js';
@@ -71,6 +72,8 @@ export interface Entry {
   readBaseline: TypeError[] | undefined;
   /** The manifest of the package whose zod is upgraded, for a file that imports zod there. */
   zodPackage: string | undefined;
+  /** The file as read, parsed (set before the first phase that changes files), for programs of the project as read. */
+  asReadNode: ts.SourceFile | undefined;
   newTypeErrors: string[];
   rolledBack: boolean;
   error: string | undefined;
@@ -121,6 +124,8 @@ export class RunState {
   // load
   project!: Project;
   fallback!: SdkTypeFallback;
+  /** The modules given as declarations, and who imports whom among the files read (declarationStubs.ts). */
+  stubs!: DeclarationStubs;
   /** The `paths` of the project as read: its own zod, where the run checks against zod 4. */
   asReadPaths: ts.MapLike<string[]> | undefined;
   /** The entries that parsed: the only ones any later phase changes. */
@@ -201,9 +206,22 @@ export class RunState {
 export function newEntry(read: ReadFile, rel: string): Entry {
   return {
     read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
-    baseline: undefined, readBaseline: undefined, zodPackage: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
+    baseline: undefined, readBaseline: undefined, zodPackage: undefined, asReadNode: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
     created: false, beforeWiring: undefined,
   };
+}
+
+/**
+ * A file read for context only joins the entries, as it is (unchanged so far): a later phase changes
+ * it. Undefined when it is not in the project.
+ */
+export function joinEntry(run: RunState, read: ReadFile): Entry | undefined {
+  const sourceFile = run.project.getSourceFile(read.path);
+  if (!sourceFile) return undefined;
+  const entry: Entry = { ...newEntry(read, run.rel(read.path)), sourceFile, asReadNode: sourceFile.compilerNode };
+  run.entries.push(entry);
+  run.live.push(entry);
+  return entry;
 }
 
 /** The entry's text now: as the phases so far left it. */

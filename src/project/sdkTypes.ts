@@ -15,6 +15,8 @@ const SDK_ENTRY_POINTS = [
   '@modelcontextprotocol/client',
   '@modelcontextprotocol/client/stdio',
   '@modelcontextprotocol/core',
+  // Where the official stage moves a Node HTTP transport (NodeStreamableHTTPServerTransport).
+  '@modelcontextprotocol/node',
 ];
 
 export interface SdkTypeFallback {

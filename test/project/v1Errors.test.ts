@@ -89,3 +89,35 @@ other.tool('aborted', async () => ({ content: [{ type: 'text', text: String(fall
     expect(report.diagnostics.filter(d => d.file === 'other.ts' && d.code === 'sdk-upgrade/rolled-back')).toEqual([]);
   });
 });
+
+// The invariant: no file of the project gets a type error from the run, not even one the run skipped.
+describe('files that import a changed file', () => {
+  it('hold it back as read when its change would give them type errors, though they name no SDK API', async () => {
+    const dir = v1Project('importer-held', 'extra', `  await notifyDone(extra, who);
+  return { content: [{ type: 'text', text: who }] };`);
+    writeFileSync(join(dir, 'server.ts'), readFileSync(join(dir, 'server.ts'), 'utf8')
+      .replace("import { z } from 'zod';", "import { z } from 'zod';\nimport { notifyDone } from './notify.js';"));
+    writeFileSync(join(dir, 'context.ts'), `import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+`);
+    // Skipped by the run (no SDK name, no question): it reads a member the v2 context does not have.
+    writeFileSync(join(dir, 'notify.ts'), `import type { Extra } from './context.js';
+
+export async function notifyDone(extra: Extra, who: string): Promise<void> {
+  await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: \`done for \${who}\` } });
+}
+`);
+    const report = await migrate({ cwd: dir, dryRun: true });
+    const context = report.files.find(f => f.file === 'context.ts')!;
+    expect(context.after).toBe(context.before);
+    const held = report.diagnostics.find(d => d.file === 'context.ts' && d.code === 'sdk-upgrade/rolled-back');
+    expect(held?.message).toMatch(/^notify\.ts, which imports this file, would get 1 type error\(s\) \(line 4: TS2339: Property 'sendNotification' does not exist on type 'ServerContext'/);
+    // server.ts hands its context to notify.ts, which takes the v1 type: it stays on v1 with context.ts.
+    const server = report.files.find(f => f.file === 'server.ts')!;
+    expect(server.after).toBe(server.before);
+    expect(report.diagnostics.find(d => d.file === 'server.ts' && d.code === 'sdk-upgrade/rolled-back')?.message)
+      .toMatch(/^context\.ts stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get 1 type error\(s\) on v2 \(line 8: TS2345: Argument of type .ServerContext. is not assignable to parameter of type .Extra./);
+  });
+});

@@ -3,7 +3,7 @@ import { ts, type SourceFile } from 'ts-morph';
 import { isJavaScriptFile } from '../../analysis/typeSyntax.js';
 import { sourcesMatching } from '../discover.js';
 import { ownerManifest } from '../packageJson.js';
-import { markUndone, newEntry, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { joinEntry, markUndone, newEntry, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { fileOfKey, moduleText, wiredText } from '../sharedCodec.js';
 
 /**
@@ -46,12 +46,8 @@ function wireSharedCodec(run: RunState): Entry[] {
   for (const read of run.contextFiles) {
     const file = path.resolve(read.path);
     if (byPath.has(file) || ![...shared.constructions].some(key => path.resolve(fileOfKey(key)) === file)) continue;
-    const entry = newEntry(read, run.rel(read.path));
-    entry.sourceFile = project.getSourceFile(read.path);
-    if (!entry.sourceFile) continue;
-    entries.push(entry);
-    live.push(entry);
-    byPath.set(file, entry);
+    const entry = joinEntry(run, read);
+    if (entry) byPath.set(file, entry);
   }
   const group = [...shared.importers].map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
   const serverFiles = [...new Set([...shared.constructions].map(fileOfKey))].filter(file => !shared.importers.has(file));

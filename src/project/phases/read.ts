@@ -83,7 +83,7 @@ export function parse(run: RunState): void {
   const options = { ...tsconfig.options, paths: { ...run.asReadPaths, ...zodPaths } };
   const project = (run.project = createProject(options, run.texts));
   const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);
-  const stubs = new DeclarationStubs(run.texts, parsed, options);
+  const stubs = (run.stubs = new DeclarationStubs(run.texts, parsed, options));
   withTextReplacements(project, fileName => stubs.textFor(fileName));
   // Added by path, from the texts read (createProject): `createSourceFile(path, text, { overwrite })`
   // would parse each file twice, ts-morph loading the one on disk before replacing its text.

@@ -7,7 +7,7 @@ import type { TransformContext } from '../../../transforms/index.js';
 import type { PlannedAnalysis } from '../../../transforms/types.js';
 import { classify } from '../load.js';
 import { programWith, projectHost } from '../programs.js';
-import { errorText, markUndone, newEntry, once, type Entry, type RunState } from '../runState.js';
+import { errorText, joinEntry, markUndone, once, type Entry, type RunState } from '../runState.js';
 import { planProject } from '../sharedCodec.js';
 import { typeErrorsOf } from '../typeCheck.js';
 import type { LoadedTsconfig } from '../tsconfig.js';
@@ -131,12 +131,8 @@ function joinLinkedFiles(run: RunState): Entry[] {
   for (const read of run.contextFiles) {
     const file = path.resolve(read.path);
     if (byPath.has(file) || !wanted.has(file)) continue;
-    const entry = newEntry(read, run.rel(read.path));
-    entry.sourceFile = run.project.getSourceFile(read.path);
-    if (!entry.sourceFile) continue;
-    run.entries.push(entry);
-    run.live.push(entry);
-    joined.push(entry);
+    const entry = joinEntry(run, read);
+    if (entry) joined.push(entry);
   }
   return joined;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { lineMapper } from '../../report/diff.js';
 import { ownerManifest } from '../packageJson.js';
 import { programWith } from '../programs.js';
-import { errorText, newEntry, once, type Entry, type RunState } from '../runState.js';
+import { errorText, joinEntry, once, type Entry, type RunState } from '../runState.js';
 import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from '../sdkUpgrade.js';
 import { splitBom } from '../sourceText.js';
 import { typeErrorsOf } from '../typeCheck.js';
@@ -15,6 +15,7 @@ import { importsZod, migrateZodCode } from '../zodUpgrade.js';
  */
 export function upgradeSdk(run: RunState): void {
   const { live } = run;
+  for (const entry of live) entry.asReadNode = entry.sourceFile!.compilerNode;
   const zodFiles = run.zodUpgrade && run.zodPackages.size > 0 ? zodEntries(run) : [];
   const v1 = (run.v1 = run.sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : []);
   // The files' own errors as read, to tell whether the stage left one of them broken. They are taken
@@ -23,7 +24,7 @@ export function upgradeSdk(run: RunState): void {
   // these files as read swapped back in, on the project's own zod, so the v1 SDK's declarations are
   // parsed only in that case.
   const stage = [...new Set([...v1, ...zodFiles])];
-  const asRead = new Map(stage.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
+  const asRead = new Map(stage.map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!]));
   run.readBaselines = once(() => {
     const base = run.beforeRewrite!();
     const ownZod = zodFiles.length > 0 ? { ...base.getCompilerOptions(), paths: run.asReadPaths } : undefined;
@@ -58,11 +59,7 @@ function zodEntries(run: RunState): Entry[] {
   const known = new Set(run.live.map(e => e.read.path));
   for (const read of run.contextFiles) {
     if (known.has(read.path) || !importsZod(read.text)) continue;
-    const sourceFile = run.project.getSourceFile(read.path);
-    if (!sourceFile) continue;
-    const entry = { ...newEntry(read, run.rel(read.path)), sourceFile };
-    run.entries.push(entry);
-    run.live.push(entry);
+    joinEntry(run, read);
   }
   for (const entry of run.live) {
     const manifest = importsZod(entry.read.text) ? ownerManifest(entry.read.path, run.manifestStop) : undefined;

@@ -2,7 +2,8 @@ import { ts } from 'ts-morph';
 import { lineMapper } from '../../report/diff.js';
 import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { ownerManifest } from '../packageJson.js';
-import { requestHandlers } from '../sdkUpgrade.js';
+import { programWith } from '../programs.js';
+import { standardPath } from '../sourceFiles.js';
 import { importsZod } from '../zodUpgrade.js';
 import { addedErrors, typeErrorsOf, type TypeError } from '../typeCheck.js';
 import { undoGroup } from './group.js';
@@ -40,46 +41,82 @@ export function verify(run: RunState): void {
     if (broken.length === 0) break;
     pending = pending.filter(e => !e.rolledBack);
   }
-  checkUpgrade(run);
+  const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
+  settle(run, upgraded, checkUpgrade(run, upgraded));
 }
 
 /**
- * What is left of a v1 file's new errors came with the v1-to-v2 stage. In a handler (one that
- * destructures `sendRequest` from its context, which the v2 context no longer has) the whole file
- * stays on v1 rather than be written broken. Elsewhere (transport setup the official stage maps
- * loosely) the upgrade is kept and the errors are said, as the official codemod would leave them.
- * Then what stays as read holds back the files that cannot go on without it: a package's zod
- * upgrade, the files exchanging SDK objects with it.
+ * What is left of a v1 file's new errors came with the v1-to-v2 stage (an SDK package not installed
+ * yet is not one: its types are borrowed, sdkTypes.ts): the whole file stays on v1 rather than be
+ * written broken, in a handler (one that destructures `sendRequest` from its context, which the v2
+ * context no longer has) or outside (transport setup the official stage maps loosely). Then what
+ * stays as read holds back the files that cannot go on without it: a package's zod upgrade, the
+ * files exchanging SDK objects with it.
  */
-function checkUpgrade(run: RunState): void {
-  const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
-  if (upgraded.length === 0 && !run.live.some(e => e.zodPackage !== undefined)) return;
+function checkUpgrade(run: RunState, upgraded: Entry[]): Entry[] {
+  if (upgraded.length === 0 && !run.live.some(e => e.zodPackage !== undefined)) return [];
   const program = run.project.getProgram().compilerObject;
-  let kept: Entry[] = [];
+  const kept: Entry[] = [];
   for (const entry of upgraded) {
     const compiled = program.getSourceFile(entry.read.path);
     const after = compiled ? typeErrorsOf(program, compiled) : [];
     if (after.length === 0) continue;
     run.readBaselines();
-    const added = addedErrors(entry.readBaseline!, after);
+    const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
     if (added.length === 0) continue;
-    const handlers = requestHandlers(compiled!).map(h => [h.fn.getStart(), h.fn.getEnd()] as const);
-    const said = onDisk(entry, compiled!.text, added);
-    if (added.some(e => e.start !== undefined && handlers.some(([from, to]) => e.start! >= from && e.start! < to))) {
-      keepAsRead(run, entry, said, `the v1-to-v2 upgrade of this file added ${countOf(said)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`);
-      kept.push(entry);
-    } else {
-      run.diagnostics.push({
-        level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/type-errors', file: entry.rel, line: said[0]!.line,
-        message: `the official v1-to-v2 upgrade left ${said.length} type error(s) outside the request handlers (${said[0]!.text}${said.length > 1 ? '; ...' : ''}); the upgrade of the file is kept; check these after installing the new packages and fix what remains by hand.`,
-      });
-    }
+    keepAsRead(run, entry, added, `the v1-to-v2 upgrade of this file added ${countOf(added)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`);
+    kept.push(entry);
   }
-  kept.push(...holdBackZod(run, kept));
-  for (let round = 0; round < 5 && kept.length > 0; round++) {
+  return [...kept, ...holdBackZod(run, kept)];
+}
+
+/**
+ * What goes back as read holds back, in turn, the files that cannot go on without it (the files it
+ * exchanges SDK objects with, its package's zod upgrade); once nothing more goes back, the files
+ * importing a changed one are checked (holdBackImporters), and what they hold back goes round again.
+ */
+function settle(run: RunState, upgraded: Entry[], kept: Entry[]): void {
+  for (let round = 0; round < 8; round++) {
+    if (kept.length === 0) kept = holdBackImporters(run);
+    if (kept.length === 0) return;
     const neighbours = holdBackNeighbours(run, upgraded, kept);
     kept = [...neighbours, ...holdBackZod(run, neighbours)];
   }
+}
+
+/**
+ * The invariant: no file of the project gets a type error from the run. The changed files were
+ * checked themselves; here each unchanged file read that imports one of them is (one the run skipped
+ * joins the program for it), against the project as read. A changed file whose importer would get
+ * an error goes back as read, with its group, and the reason names the importer and its first error.
+ */
+function holdBackImporters(run: RunState): Entry[] {
+  const changed = new Map(run.live.filter(e => !e.error && !e.created && sourceTextOf(e) !== e.read.text).map(e => [standardPath(e.read.path), e]));
+  const importers = new Map<string, Entry[]>();
+  for (const [file, entry] of changed) {
+    for (const importer of run.stubs.importersOf(file)) {
+      if (!changed.has(importer)) importers.set(importer, [...(importers.get(importer) ?? []), entry]);
+    }
+  }
+  if (importers.size === 0) return [];
+  for (const file of importers.keys()) if (!run.project.getSourceFile(file)) run.project.addSourceFileAtPath(file);
+  const program = run.project.getProgram().compilerObject;
+  let asRead: ts.Program | undefined;
+  const held: Entry[] = [];
+  for (const [file, imported] of importers) {
+    const compiled = program.getSourceFile(file);
+    const after = compiled ? typeErrorsOf(program, compiled) : [];
+    if (after.length === 0) continue;
+    asRead ??= programWith(program, run.host!, new Map([...changed.values()].map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!])), { ...program.getCompilerOptions(), paths: run.asReadPaths });
+    const before = asRead.getSourceFile(file);
+    const added = addedErrors(before ? typeErrorsOf(asRead, before) : [], after);
+    if (added.length === 0) continue;
+    for (const entry of imported.filter(e => sourceTextOf(e) !== e.read.text)) {
+      keepAsRead(run, entry, added, `${run.rel(file)}, which imports this file, would get ${countOf(added)} from its change, so it stays as it was`);
+      held.push(entry);
+    }
+  }
+  return held;
 }
 
 /**
@@ -119,9 +156,10 @@ function holdBackZod(run: RunState, kept: Entry[]): Entry[] {
 }
 
 /**
- * SDK objects never cross between a v1 file and a v2 one: a file that stays on v1 holds back, with
- * it, each upgraded file it imports or that imports it which gains type errors from the difference
- * (`registerTools(server)` handing a v2 McpServer to a v1 function), and so on through theirs.
+ * SDK objects never cross between a v1 file and a v2 one: files that stay on v1 hold back, with
+ * them, each upgraded file that then gains type errors from the difference (`registerTools(server)`
+ * handing a v2 McpServer to a v1 function, directly or through a module between them), and so on.
+ * The reason names the file kept that it imports or that imports it, else the first one kept.
  */
 function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): Entry[] {
   const all: Entry[] = [];
@@ -132,11 +170,11 @@ function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): En
     for (const entry of upgraded) {
       if (sourceTextOf(entry) === entry.read.text) continue;
       const compiled = program.getSourceFile(entry.read.path);
-      const holder = compiled && reverted.find(k => importsBetween(program, compiled, k.read.path));
-      if (!compiled || !holder) continue;
+      if (!compiled) continue;
       run.readBaselines();
       const added = onDisk(entry, compiled.text, addedErrors(entry.readBaseline!, typeErrorsOf(program, compiled)));
       if (added.length === 0) continue;
+      const holder = reverted.find(k => importsBetween(program, compiled, k.read.path)) ?? reverted[0]!;
       keepAsRead(run, entry, added, `${holder.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${countOf(added, 'on v2')}, so it stays on v1 with it`);
       next.push(entry);
     }
