@@ -1,12 +1,9 @@
 import { getMigration, type Diagnostic as CodemodDiagnostic, type TransformContext as CodemodContext } from '@modelcontextprotocol/codemod';
-import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
-import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
-import { discoverHandlers } from '../analysis/handlers.js';
-import { SdkResolver } from '../analysis/sdk.js';
-import type { Handler, TS } from '../analysis/types.js';
+import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { Diagnostic } from '../report/model.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
 import { restoreIndentation } from './indentation.js';
+import { afterOfficialStage, beforeOfficialStage } from './stageRepairs.js';
 
 /**
  * The v1-to-v2 stage: the official `@modelcontextprotocol/codemod` transforms, run on our in-memory
@@ -88,8 +85,9 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   let found: CodemodDiagnostic[] = [];
   let held = new Map<string, string>();
   try {
-    if (nameDestructuredContexts(sourceFile)) changes++;
-    held = holdRegistrationNames(sourceFile);
+    const before = beforeOfficialStage(sourceFile);
+    if (before.changed) changes++;
+    held = before.held;
     for (const transform of migration.transforms) {
       const result = transform.apply(sourceFile, { projectType });
       changes += result.changesCount;
@@ -108,16 +106,11 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
     }
     delete d.resolveCurrentLine;
   }
-  // After the diagnostics found their lines (its edits keep every line where it is). An alias it
-  // remaps names a v2 type: the stage's doubt about parameters annotated with it is settled.
-  let remapped: Set<string>;
   try {
-    restoreRegistrationNames(sourceFile, held, found);
-    remapped = remapContextMemberTypes(sourceFile);
+    found = afterOfficialStage(sourceFile, held, found);
   } catch (error) {
     return failed(error);
   }
-  found = found.filter(d => !remapped.has(/^Parameter annotation '([\w$]+)' mentions a context type/.exec(d.message)?.[1] ?? ''));
   insertMarkerComments(sourceFile, found);
   if (shebang && !sourceFile.getFullText().startsWith('#!')) {
     sourceFile.insertText(0, shebang);
@@ -140,116 +133,6 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
       message: d.message,
     })),
   };
-}
-
-/**
- * Handlers that destructure their context get it as one parameter (src/analysis/contextParam.ts),
- * so the official transforms map its members and the MRTR rewrite has the whole context. Returns
- * whether the file changed.
- */
-function nameDestructuredContexts(sourceFile: SourceFile): boolean {
-  const tsApi = ts as unknown as TS;
-  const file = sourceFile.compilerNode as unknown as import('typescript').SourceFile;
-  const edits: Edit[] = [];
-  for (const handler of requestHandlers(sourceFile.compilerNode)) {
-    const param = handler.fn.parameters[handler.ctxParamIndex];
-    if (handler.sdk !== 'v1' || !param || !tsApi.isObjectBindingPattern(param.name)) continue;
-    const rename = contextRename(tsApi, handler.fn, param);
-    if ('problem' in rename) continue;
-    edits.push({ start: rename.pattern.getStart(file), end: rename.pattern.getEnd(), text: CONTEXT_NAME });
-    for (const use of rename.uses) edits.push({ start: use.node.getStart(file), end: use.node.getEnd(), text: use.text });
-  }
-  if (edits.length === 0) return false;
-  sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
-  return true;
-}
-
-/**
- * The official stage turns `server.tool('greet', ...)` into `server.registerTool('greet', {...}, cb)`
- * but leaves `server.tool(GREET, ...)` as it was (with a marker; v2 has no `tool`): while it runs, a
- * registration's name that is not a literal is held in a placeholder literal, then put back.
- */
-function holdRegistrationNames(sourceFile: SourceFile): Map<string, string> {
-  const held = new Map<string, string>();
-  const edits: Edit[] = [];
-  for (const handler of requestHandlers(sourceFile.compilerNode)) {
-    const [name, ...rest] = handler.registrationCall.arguments;
-    if (handler.sdk !== 'v1' || !['tool', 'prompt', 'resource'].includes(handler.registration) || !name || rest.length === 0) continue;
-    if (ts.isStringLiteralLike(name) || name.getText().includes('\n')) continue;
-    const placeholder = `__mrtr_migrate_name_${held.size}__`;
-    held.set(placeholder, name.getText());
-    edits.push({ start: name.getStart(), end: name.getEnd(), text: `'${placeholder}'` });
-  }
-  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
-  return held;
-}
-
-/** Each held name back where the stage put its placeholder (once), in the text and in the stage's messages. */
-function restoreRegistrationNames(sourceFile: SourceFile, held: Map<string, string>, diagnostics: CodemodDiagnostic[]): void {
-  if (held.size === 0) return;
-  let text = sourceFile.getFullText();
-  for (const [placeholder, original] of held) {
-    const literal = new RegExp(`(['"\`])${placeholder}\\1`, 'g');
-    if ((text.match(literal) ?? []).length !== 1) throw new Error(`the registration name ${original} could not be put back after the official upgrade`);
-    text = text.replace(literal, () => original);
-    for (const d of diagnostics) d.message = d.message.replaceAll(placeholder, original);
-  }
-  sourceFile.replaceWithText(text);
-}
-
-/** v1 context members that v2 keeps under `mcpReq`, as the official stage maps them in expressions. */
-const CONTEXT_MEMBER_PATHS: Record<string, string[]> = {
-  sendRequest: ['mcpReq', 'send'],
-  sendNotification: ['mcpReq', 'notify'],
-  signal: ['mcpReq', 'signal'],
-  requestId: ['mcpReq', 'id'],
-  _meta: ['mcpReq', '_meta'],
-};
-
-/**
- * `RequestHandlerExtra<ServerRequest, ServerNotification>['sendRequest']` comes out of the official
- * stage as `ServerContext['sendRequest']`, which v2 does not have (a type error): it is
- * `ServerContext['mcpReq']['send']`, as the stage maps `extra.sendRequest` to `ctx.mcpReq.send`.
- */
-function remapContextMemberTypes(sourceFile: SourceFile): Set<string> {
-  const aliases = new Set<string>();
-  const imported = sourceFile.getImportDeclarations().some(d => d.getModuleSpecifierValue() === '@modelcontextprotocol/server' &&
-    d.getNamedImports().some(n => n.getName() === 'ServerContext' && !n.getAliasNode()));
-  if (!imported) return aliases;
-  const edits: Edit[] = [];
-  for (const node of sourceFile.getDescendantsOfKind(SyntaxKind.IndexedAccessType)) {
-    const object = node.getObjectTypeNode();
-    const index = node.getIndexTypeNode();
-    if (!isServerContext(object)) continue;
-    const literal = Node.isLiteralTypeNode(index) ? index.getLiteral() : undefined;
-    const path = literal && Node.isStringLiteral(literal) ? CONTEXT_MEMBER_PATHS[literal.getLiteralValue()] : undefined;
-    if (!path) continue;
-    const quote = literal!.getText()[0]!;
-    edits.push({ start: index.getStart(), end: node.getEnd(), text: `${path.map(p => `${quote}${p}${quote}`).join('][')}]` });
-    const alias = node.getParent();
-    if (Node.isTypeAliasDeclaration(alias)) aliases.add(alias.getName());
-  }
-  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
-  return aliases;
-
-  /** `ServerContext`, or a type alias of the file for it (`type Extra = ServerContext`, as the stage leaves `RequestHandlerExtra<...>`). */
-  function isServerContext(type: Node, seen = new Set<string>()): boolean {
-    if (!Node.isTypeReference(type) || type.getTypeArguments().length > 0) return false;
-    const name = type.getTypeName().getText();
-    if (name === 'ServerContext') return true;
-    if (seen.has(name)) return false;
-    seen.add(name);
-    const alias = sourceFile.getTypeAlias(name);
-    const aliased = alias && alias.getTypeParameters().length === 0 ? alias.getTypeNode() : undefined;
-    return !!aliased && isServerContext(aliased, seen);
-  }
-}
-
-/** The request handlers registered in a file, found by syntax alone (no checker). */
-export function requestHandlers(file: ts.SourceFile): Handler[] {
-  const tsApi = ts as unknown as TS;
-  const compiled = file as unknown as import('typescript').SourceFile;
-  return discoverHandlers(tsApi, compiled, new SdkResolver(tsApi, compiled, undefined));
 }
 
 /** The official runner's marker insertion, for one file: one comment per line, never inside a literal. */

@@ -395,3 +395,66 @@ describe('a v1 registration named by a constant', () => {
     expect(result.text).not.toContain('@mcp-codemod-error');
   });
 });
+
+describe('v1 registrations the official stage misreads or leaves (src/project/stageRepairs.ts)', () => {
+  const V1 = ["import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';", "import { z } from 'zod';", "export const server = new McpServer({ name: 'n', version: '1' });"];
+
+  it('a description held in a value stays the description, and a raw shape held in a value is wrapped in z.object', () => {
+    const result = runPipeline(file, [
+      ...V1,
+      'const about = { name: "echo", text: "Echoes" };',
+      'const shape = { who: z.string() };',
+      'const Schema = z.object({ who: z.string() });',
+      "server.tool(about.name, about.text, shape, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));",
+      // Four arguments whose second is a shape: the stage's own reading (shape, annotations) is right.
+      "server.tool('shout', shape, { readOnlyHint: true }, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));",
+      "server.tool('typed', 'Typed', Schema.shape, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));",
+    ].join('\n'));
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain("server.registerTool(about.name, { description: about.text, inputSchema: z.object(shape) }, async ({ who }) =>");
+    expect(result.text).toContain("server.registerTool('shout', { inputSchema: z.object(shape), annotations: { readOnlyHint: true } }, async ({ who }) =>");
+    expect(result.text).toContain("server.registerTool('typed', { description: 'Typed', inputSchema: z.object(Schema.shape) }, async ({ who }) =>");
+    // The stage's doubt ("Could not verify the schema argument") is settled by the checker: no marker left.
+    expect(result.text).not.toContain('@mcp-codemod-error');
+    expect(result.text).not.toContain('__mrtr_migrate_');
+  });
+
+  it('a schema held in a value stays as it is, its doubt settled; without a zod import a raw shape keeps the marker', () => {
+    const schema = runPipeline(file, [...V1, 'const Input = z.object({ who: z.string() });', "server.tool('greet', 'Greets', Input.shape, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));", "server.registerTool('hi', { inputSchema: Input }, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));"].join('\n'));
+    expect(schema.text).toContain("server.registerTool('hi', { inputSchema: Input }, async ({ who }) =>");
+    const noZod = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { shape } from './shapes.js';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.tool('greet', 'Greets', shape, async () => ({ content: [{ type: 'text', text: 'hi' }] }));",
+    ].join('\n'), process.cwd(), { 'shapes.ts': "import { z } from 'zod';\nexport const shape = { who: z.string() };\n" });
+    expect(noZod.text).toContain("server.registerTool('greet', { description: 'Greets', inputSchema: shape }, async () =>");
+    expect(noZod.text).toContain('@mcp-codemod-error Could not verify the schema argument is a schema object.');
+  });
+
+  it('a tool() bound to its server is called through the server, where every use of the alias is a call', () => {
+    const result = runPipeline(file, [
+      ...V1,
+      '// Short calls for the tools below.',
+      'const tool = server.tool.bind(server);',
+      "tool('a', 'A', { x: z.string() }, async ({ x }) => ({ content: [{ type: 'text', text: x }] }));",
+      'export class Tools {',
+      '  constructor(private readonly mcp: McpServer) {}',
+      '  add(name: string, text: string): void {',
+      '    const register = (this.mcp.tool.bind(this.mcp)) as (...args: unknown[]) => unknown;',
+      "    register(name, text, async () => ({ content: [{ type: 'text', text } as const] }));",
+      '  }',
+      '  keep(): unknown {',
+      '    // Handed on as a value: not a call, so it stays (and v2 has no tool()).',
+      '    const bound = this.mcp.tool.bind(this.mcp);',
+      '    return [bound];',
+      '  }',
+      '}',
+    ].join('\n'));
+    expect(result.text).toContain("// Short calls for the tools below.\nserver.registerTool('a', { description: 'A', inputSchema: z.object({ x: z.string() }) }, async ({ x }) =>");
+    expect(result.text).toContain("    this.mcp.registerTool(name, { description: text }, async () =>");
+    expect(result.text).not.toContain('const tool =');
+    expect(result.text).not.toContain('const register =');
+    expect(result.text).toContain('const bound = this.mcp.tool.bind(this.mcp);');
+  });
+});
