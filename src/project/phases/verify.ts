@@ -36,7 +36,7 @@ export function verify(run: RunState): void {
     for (const group of run.groups) {
       const first = broken.find(e => group.includes(e));
       if (!first) continue;
-      undoGroup(run, group, `the rewrite of ${first.rel} added ${first.newTypeErrors.length} type error(s) (${first.newTypeErrors[0] ?? ''}${first.newTypeErrors.length > 1 ? '; ...' : ''})`);
+      undoGroup(run, group, `the rewrite of ${first.rel} added ${countOf(first.newTypeErrors)}`);
     }
     if (broken.length === 0) break;
     pending = pending.filter(e => !e.rolledBack);
@@ -219,7 +219,7 @@ function rollBack(run: RunState, entry: Entry): void {
   entry.sourceFile!.replaceWithText(entry.afterSdkUpgrade);
   entry.rolledBack = true;
   entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
-  const first = entry.newTypeErrors[0] ?? '';
+  const first = clip(entry.newTypeErrors[0] ?? '');
   run.diagnostics.push({
     level: 'error', source: 'verify', code: 'verify/rolled-back', file: entry.rel, line: undefined,
     message: `the rewrite added ${entry.newTypeErrors.length} type error(s) and was rolled back (${first}${entry.newTypeErrors.length > 1 ? '; ...' : ''}); migrate this file by hand or report the case.`,
@@ -255,7 +255,16 @@ function zodAdvice(run: RunState, entry: Entry): string {
   return status ? ` (the v2 SDK takes zod 4.2 or later and ${run.rel(manifest!)} is on zod ${status.version}: run without --no-zod-upgrade)` : '';
 }
 
-/** `3 type error(s) on v2 (line 4: TS2769 ...; ...)`: how a reason counts the errors it found. */
-function countOf(added: TypeError[], where = ''): string {
-  return `${added.length} type error(s)${where ? ` ${where}` : ''} (${added[0]?.text ?? ''}${added.length > 1 ? '; ...' : ''})`;
+/**
+ * `3 type error(s) on v2 (line 4: TS2769 ...; ...)`: how a reason counts the errors it found, the
+ * first one clipped (the report lists them all, whole).
+ */
+function countOf(added: Array<TypeError | string>, where = ''): string {
+  const first = added[0] === undefined ? '' : typeof added[0] === 'string' ? added[0] : added[0].text;
+  return `${added.length} type error(s)${where ? ` ${where}` : ''} (${clip(first)}${added.length > 1 ? '; ...' : ''})`;
+}
+
+/** A compiler message cut to about 200 characters: the checker prints whole types into some. */
+function clip(text: string): string {
+  return text.length <= 200 ? text : `${text.slice(0, 199)}…`;
 }
