@@ -114,4 +114,33 @@ describe('a v1 server on zod 3', () => {
     expect(kept?.message).toContain('(the v2 SDK takes zod 4.2 or later and package.json is on zod 3.25.76: run without --no-zod-upgrade)');
     expect(report.options.zodUpgrade).toBe(false);
   });
+
+  it('on zod 4.1, gets the range without holding its other files back when one file stays on v1 (the v1 SDK takes zod 4.2 too)', async () => {
+    const dir = installed('zod41', true);
+    // zod 4.6 relabelled 4.1.5: the types of a zod 4, the version of one older than the v2 SDK takes.
+    rmSync(join(dir, 'node_modules', 'zod'));
+    cpSync(join(REPO, 'node_modules', 'zod'), join(dir, 'node_modules', 'zod'), { recursive: true });
+    const zodManifest = join(dir, 'node_modules', 'zod', 'package.json');
+    writeFileSync(zodManifest, readFileSync(zodManifest, 'utf8').replace(/"version": "[^"]+"/, '"version": "4.1.5"'));
+    writeFileSync(join(dir, 'package.json'), readFileSync(join(dir, 'package.json'), 'utf8').replace('"zod": "^3.25.76"', '"zod": "^4.1.0"'));
+    // A default in the destructured context: the upgrade leaves `sendRequest` there, which v2 lacks.
+    writeFileSync(join(dir, 'src', 'roots.ts'), `import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+const fallback = new AbortController().signal;
+export function addRoots(server: McpServer): void {
+  server.tool('roots', { who: z.string() }, async ({ who }, { sendRequest, signal = fallback }) => {
+    const answer = await sendRequest({ method: 'roots/list' }, z.object({ roots: z.array(z.object({ uri: z.string() })) }));
+    return { content: [{ type: 'text', text: \`\${who} \${answer.roots.length} \${signal.aborted}\` }] };
+  });
+}
+`);
+    const report = await migrate({ cwd: dir, dryRun: true });
+    const file = (name: string) => report.files.find(f => f.file === name)!;
+    expect(file('src/roots.ts').after).toBe(file('src/roots.ts').before);
+    expect(file('src/server.ts').after).toContain("from '@modelcontextprotocol/server'");
+    expect(report.sites.filter(s => s.file === 'src/server.ts').map(s => s.status)).toEqual(['migrated']);
+    expect(report.packageJsonChanges[0]?.updated).toEqual(['zod ^4.1.0 -> ^4.2.0']);
+    expect(report.diagnostics.find(d => d.code === 'sdk-upgrade/zod-upgraded')?.message).toContain('this package was on zod 4.1.5: its zod range becomes ^4.2.0;');
+  });
 });

@@ -120,19 +120,22 @@ function holdBackImporters(run: RunState): Entry[] {
 }
 
 /**
- * zod goes to 4 in a package together with its v1 files or not at all: when a file of it that
- * imports zod has a type error it did not have as read (on the package's own zod), or one of its
- * files stays on v1 (`kept`), its files that import zod stay as read (the v2 SDK's registerTool
- * takes no zod 3 schema, zod 3 code may not build on zod 4) and its zod range stays as it was.
+ * zod moves in a package together with its v1 files or not at all: when a file of it that imports
+ * zod has a type error it did not have as read (on the package's own zod), or, in a zod 3 package,
+ * one of its files stays on v1 (`kept`), its files that import zod stay as read (the v2 SDK's
+ * registerTool takes no zod 3 schema, zod 3 code may not build on zod 4) and its range as it was.
  */
 function holdBackZod(run: RunState, kept: Entry[]): Entry[] {
   const files = run.live.filter(e => e.zodPackage !== undefined && !e.error && !run.zodHeldBack.has(e.zodPackage));
   if (files.length === 0) return [];
   const program = run.project.getProgram().compilerObject;
   const broken = new Map<string, string>();
+  // A file back as read holds back a package whose zod 3 code moves to zod 4 (its own zod 3 code would
+  // not build on it); on zod 4.0 or 4.1 the code stays, and the v1 SDK takes zod 4.2 as well.
   for (const entry of kept) {
     const manifest = entry.zodPackage ?? ownerManifest(entry.read.path, run.manifestStop);
-    if (manifest && files.some(e => e.zodPackage === manifest) && !broken.has(manifest)) broken.set(manifest, `${entry.rel} stays as it was`);
+    const moves = manifest !== undefined && run.zodPackages.get(manifest)?.migrateCode === true && files.some(e => e.zodPackage === manifest);
+    if (moves && !broken.has(manifest)) broken.set(manifest, `${entry.rel} stays as it was`);
   }
   for (const entry of files) {
     if (broken.has(entry.zodPackage!) || run.v1.includes(entry)) continue;
