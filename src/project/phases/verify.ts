@@ -1,17 +1,12 @@
-import { ts } from 'ts-morph';
-import { lineMapper } from '../../report/diff.js';
 import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
-import { ownerManifest } from '../packageJson.js';
-import { programWith } from '../programs.js';
-import { standardPath } from '../sourceFiles.js';
-import { importsZod } from '../zodUpgrade.js';
-import { addedErrors, typeErrorsOf, type TypeError } from '../typeCheck.js';
+import { addedErrors, typeErrorsOf } from '../typeCheck.js';
 import { undoGroup } from './group.js';
+import { clip, countOf, holdBack, onDisk } from './holdBack.js';
 
 /**
  * The project is rebuilt once with every rewrite and type-checked: a rewrite that adds type errors is
  * rolled back (with its whole group), and the check repeats for what is left, at most three rounds.
- * Then the official stage's own errors: a v1 file whose upgrade broke a handler stays on v1.
+ * Then what the v1-to-v2 stage broke, and the files importing a changed one (holdBack.ts).
  */
 export function verify(run: RunState): void {
   let pending = run.live.filter(e => !e.error && sourceTextOf(e) !== e.afterSdkUpgrade);
@@ -41,159 +36,7 @@ export function verify(run: RunState): void {
     if (broken.length === 0) break;
     pending = pending.filter(e => !e.rolledBack);
   }
-  const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
-  settle(run, upgraded, checkUpgrade(run, upgraded));
-}
-
-/**
- * What is left of a v1 file's new errors came with the v1-to-v2 stage (an SDK package not installed
- * yet is not one: its types are borrowed, sdkTypes.ts): the whole file stays on v1 rather than be
- * written broken, in a handler (one that destructures `sendRequest` from its context, which the v2
- * context no longer has) or outside (transport setup the official stage maps loosely). Then what
- * stays as read holds back the files that cannot go on without it: a package's zod upgrade, the
- * files exchanging SDK objects with it.
- */
-function checkUpgrade(run: RunState, upgraded: Entry[]): Entry[] {
-  if (upgraded.length === 0 && !run.live.some(e => e.zodPackage !== undefined)) return [];
-  const program = run.project.getProgram().compilerObject;
-  const kept: Entry[] = [];
-  for (const entry of upgraded) {
-    const compiled = program.getSourceFile(entry.read.path);
-    const after = compiled ? typeErrorsOf(program, compiled) : [];
-    if (after.length === 0) continue;
-    run.readBaselines();
-    const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
-    if (added.length === 0) continue;
-    keepAsRead(run, entry, added, `the v1-to-v2 upgrade of this file added ${countOf(added)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`);
-    kept.push(entry);
-  }
-  return [...kept, ...holdBackZod(run, kept)];
-}
-
-/**
- * What goes back as read holds back, in turn, the files that cannot go on without it (the files it
- * exchanges SDK objects with, its package's zod upgrade); once nothing more goes back, the files
- * importing a changed one are checked (holdBackImporters), and what they hold back goes round again.
- */
-function settle(run: RunState, upgraded: Entry[], kept: Entry[]): void {
-  for (let round = 0; round < 8; round++) {
-    if (kept.length === 0) kept = holdBackImporters(run);
-    if (kept.length === 0) return;
-    const neighbours = holdBackNeighbours(run, upgraded, kept);
-    kept = [...neighbours, ...holdBackZod(run, neighbours)];
-  }
-}
-
-/**
- * The invariant: no file of the project gets a type error from the run. The changed files were
- * checked themselves; here each unchanged file read that imports one of them is (one the run skipped
- * joins the program for it), against the project as read. A changed file whose importer would get
- * an error goes back as read, with its group, and the reason names the importer and its first error.
- */
-function holdBackImporters(run: RunState): Entry[] {
-  const changed = new Map(run.live.filter(e => !e.error && !e.created && sourceTextOf(e) !== e.read.text).map(e => [standardPath(e.read.path), e]));
-  const importers = new Map<string, Entry[]>();
-  for (const [file, entry] of changed) {
-    for (const importer of run.stubs.importersOf(file)) {
-      if (!changed.has(importer)) importers.set(importer, [...(importers.get(importer) ?? []), entry]);
-    }
-  }
-  if (importers.size === 0) return [];
-  for (const file of importers.keys()) if (!run.project.getSourceFile(file)) run.project.addSourceFileAtPath(file);
-  const program = run.project.getProgram().compilerObject;
-  let asRead: ts.Program | undefined;
-  const held: Entry[] = [];
-  for (const [file, imported] of importers) {
-    const compiled = program.getSourceFile(file);
-    const after = compiled ? typeErrorsOf(program, compiled) : [];
-    if (after.length === 0) continue;
-    asRead ??= programWith(program, run.host!, new Map([...changed.values()].map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!])), { ...program.getCompilerOptions(), paths: run.asReadPaths });
-    const before = asRead.getSourceFile(file);
-    const added = addedErrors(before ? typeErrorsOf(asRead, before) : [], after);
-    if (added.length === 0) continue;
-    for (const entry of imported.filter(e => sourceTextOf(e) !== e.read.text)) {
-      keepAsRead(run, entry, added, `${run.rel(file)}, which imports this file, would get ${countOf(added)} from its change, so it stays as it was`);
-      held.push(entry);
-    }
-  }
-  return held;
-}
-
-/**
- * zod moves in a package together with its v1 files or not at all: when a file of it that imports
- * zod has a type error it did not have as read (on the package's own zod), or, in a zod 3 package,
- * one of its files stays on v1 (`kept`), its files that import zod stay as read (the v2 SDK's
- * registerTool takes no zod 3 schema, zod 3 code may not build on zod 4) and its range as it was.
- */
-function holdBackZod(run: RunState, kept: Entry[]): Entry[] {
-  const files = run.live.filter(e => e.zodPackage !== undefined && !e.error && !run.zodHeldBack.has(e.zodPackage));
-  if (files.length === 0) return [];
-  const program = run.project.getProgram().compilerObject;
-  const broken = new Map<string, string>();
-  // A file back as read holds back a package whose zod 3 code moves to zod 4 (its own zod 3 code would
-  // not build on it); on zod 4.0 or 4.1 the code stays, and the v1 SDK takes zod 4.2 as well.
-  for (const entry of kept) {
-    const manifest = entry.zodPackage ?? ownerManifest(entry.read.path, run.manifestStop);
-    const moves = manifest !== undefined && run.zodPackages.get(manifest)?.migrateCode === true && files.some(e => e.zodPackage === manifest);
-    if (moves && !broken.has(manifest)) broken.set(manifest, `${entry.rel} stays as it was`);
-  }
-  for (const entry of files) {
-    if (broken.has(entry.zodPackage!) || run.v1.includes(entry)) continue;
-    const compiled = program.getSourceFile(entry.read.path);
-    const after = compiled ? typeErrorsOf(program, compiled) : [];
-    if (after.length === 0) continue;
-    run.readBaselines();
-    const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
-    if (added.length > 0) broken.set(entry.zodPackage!, `zod 4 gives ${entry.rel} ${countOf(added)}`);
-  }
-  const held: Entry[] = [];
-  for (const [manifest, cause] of broken) {
-    run.zodHeldBack.add(manifest);
-    const status = run.zodPackages.get(manifest)!;
-    for (const entry of files.filter(e => e.zodPackage === manifest && sourceTextOf(e) !== e.read.text)) {
-      keepAsRead(run, entry, [], `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file, which imports zod, stays as it was with it`);
-      held.push(entry);
-    }
-  }
-  return held;
-}
-
-/**
- * SDK objects never cross between a v1 file and a v2 one: files that stay on v1 hold back, with
- * them, each upgraded file that then gains type errors from the difference (`registerTools(server)`
- * handing a v2 McpServer to a v1 function, directly or through a module between them), and so on.
- * The reason names the file kept that it imports or that imports it, else the first one kept.
- */
-function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): Entry[] {
-  const all: Entry[] = [];
-  let reverted = kept;
-  for (let round = 0; round < 10 && reverted.length > 0; round++) {
-    const program = run.project.getProgram().compilerObject;
-    const next: Entry[] = [];
-    for (const entry of upgraded) {
-      if (sourceTextOf(entry) === entry.read.text) continue;
-      const compiled = program.getSourceFile(entry.read.path);
-      if (!compiled) continue;
-      run.readBaselines();
-      const added = onDisk(entry, compiled.text, addedErrors(entry.readBaseline!, typeErrorsOf(program, compiled)));
-      if (added.length === 0) continue;
-      const holder = reverted.find(k => importsBetween(program, compiled, k.read.path)) ?? reverted[0]!;
-      keepAsRead(run, entry, added, `${holder.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${countOf(added, 'on v2')}, so it stays on v1 with it`);
-      next.push(entry);
-    }
-    all.push(...next);
-    reverted = next;
-  }
-  return all;
-}
-
-/** Whether `file` imports the module at `other`, or that module imports `file`. */
-function importsBetween(program: ts.Program, file: ts.SourceFile, other: string): boolean {
-  const target = program.getSourceFile(other);
-  const imports = (from: ts.SourceFile, to: ts.SourceFile): boolean => from.statements.some(s =>
-    (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier !== undefined &&
-    program.getTypeChecker().getSymbolAtLocation(s.moduleSpecifier)?.valueDeclaration === to);
-  return !!target && (imports(file, target) || imports(target, file));
+  holdBack(run);
 }
 
 /** Say which SDK types were borrowed (and which are missing), for the packages the code now imports. */
@@ -210,13 +53,6 @@ export function noteSdkTypes(run: RunState): void {
   }
 }
 
-/** Type errors found in `checked` (the file's text when it was checked), at the lines of the file on disk. */
-function onDisk(entry: Entry, checked: string, errors: TypeError[]): TypeError[] {
-  if (checked === entry.read.text || errors.length === 0) return errors;
-  const toDisk = lineMapper(entry.read.text, checked);
-  return errors.map(e => ({ ...e, line: toDisk(e.line), text: e.text.replace(/^line \d+:/, `line ${toDisk(e.line)}:`) }));
-}
-
 /** Undo the rewrite of a file that gained type errors; the SDK stage's edits stay. */
 function rollBack(run: RunState, entry: Entry): void {
   entry.sourceFile!.replaceWithText(entry.afterSdkUpgrade);
@@ -230,44 +66,4 @@ function rollBack(run: RunState, entry: Entry): void {
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
   }
-}
-
-/**
- * Put a file the v1-to-v2 stage changed back as it was read, with its group (the files of a group
- * back on v1 would leave the others half rewritten); `why` says what held it back.
- */
-function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string): void {
-  const group = run.groupOf(entry);
-  if (group) undoGroup(run, group, `${entry.rel} stays as it was before the v1-to-v2 upgrade`);
-  entry.sourceFile!.replaceWithText(entry.read.text);
-  entry.afterSdkUpgrade = entry.read.text;
-  entry.rolledBack = true;
-  entry.changedBy = [];
-  entry.newTypeErrors = added.map(e => e.text);
-  run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/rolled-back', file: entry.rel, line: undefined, message: `${why}; upgrade it by hand, or report the case.` });
-  for (const site of entry.sites) {
-    if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
-  }
-}
-
-/** Where zod was left old (`--no-zod-upgrade`) in the file's package: why the v2 SDK rejects its schemas. */
-function zodAdvice(run: RunState, entry: Entry): string {
-  if (run.zodUpgrade || !importsZod(entry.read.text)) return '';
-  const manifest = ownerManifest(entry.read.path, run.manifestStop);
-  const status = manifest ? run.zodPackages.get(manifest) : undefined;
-  return status ? ` (the v2 SDK takes zod 4.2 or later and ${run.rel(manifest!)} is on zod ${status.version}: run without --no-zod-upgrade)` : '';
-}
-
-/**
- * `3 type error(s) on v2 (line 4: TS2769 ...; ...)`: how a reason counts the errors it found, the
- * first one clipped (the report lists them all, whole).
- */
-function countOf(added: Array<TypeError | string>, where = ''): string {
-  const first = added[0] === undefined ? '' : typeof added[0] === 'string' ? added[0] : added[0].text;
-  return `${added.length} type error(s)${where ? ` ${where}` : ''} (${clip(first)}${added.length > 1 ? '; ...' : ''})`;
-}
-
-/** A compiler message cut to about 200 characters: the checker prints whole types into some. */
-function clip(text: string): string {
-  return text.length <= 200 ? text : `${text.slice(0, 199)}…`;
 }
