@@ -168,7 +168,7 @@ function nameDestructuredContexts(sourceFile: SourceFile): boolean {
 /**
  * The official stage turns `server.tool('greet', ...)` into `server.registerTool('greet', {...}, cb)`
  * but leaves `server.tool(GREET, ...)` as it was (with a marker; v2 has no `tool`), and reads the
- * second of four arguments by its syntax: a description that is not a literal
+ * second of three or four arguments by its syntax: a description that is not a literal
  * (`server.tool(def.name, def.description, def.shape, cb)`) becomes `inputSchema`. While it runs, a
  * registration's name that is not a literal, and a description the checker types as a string, are
  * held in placeholder literals, then put back.
