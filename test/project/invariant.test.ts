@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
-import { REPO, tempProject } from './tempProject.js';
+import { REPO, tempProject, tscErrors } from './tempProject.js';
 
 /**
  * The invariant of a run: the project's type errors, counted by `tsc --noEmit` with its own tsconfig
@@ -11,24 +10,12 @@ import { REPO, tempProject } from './tempProject.js';
  * project: the CLI's test projects, and each folder fixture (a server in several modules) with the
  * runnable fixtures' compiler options. (The zod 3 project has its own test: it needs zod 3 installed.)
  */
-const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-
 const projects = [
   ...readdirSync(join(REPO, 'test', 'cli', 'projects')).map(name => ({ name: `cli/${name}`, dir: join(REPO, 'test', 'cli', 'projects', name) })),
   ...readdirSync(join(REPO, 'fixtures'))
     .filter(name => existsSync(join(REPO, 'fixtures', name, 'input', 'index.ts')) || existsSync(join(REPO, 'fixtures', name, 'input', 'index.mjs')))
     .map(name => ({ name: `fixtures/${name}`, dir: join(REPO, 'fixtures', name, 'input') })),
 ];
-
-/** The `error TS` lines of `tsc --noEmit -p` on the project (its path cut off). */
-function typeErrors(dir: string): string[] {
-  try {
-    execFileSync(process.execPath, [TSC, '--noEmit', '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', cwd: dir });
-    return [];
-  } catch (error) {
-    return String((error as { stdout?: string }).stdout).split('\n').filter(line => line.includes('error TS'));
-  }
-}
 
 describe.each(projects)('$name', ({ dir: source }) => {
   it('has no more type errors after the run than before', async () => {
@@ -40,10 +27,10 @@ describe.each(projects)('$name', ({ dir: source }) => {
       writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
     }
-    const before = typeErrors(dir);
+    const before = tscErrors(dir);
     const report = await migrate({ cwd: dir, force: true });
     expect(report.files.some(f => f.written), 'the run changed something').toBe(true);
-    const after = typeErrors(dir);
+    const after = tscErrors(dir);
     expect(after.length, `before:\n${before.join('\n')}\nafter:\n${after.join('\n')}`).toBeLessThanOrEqual(before.length);
   });
 });

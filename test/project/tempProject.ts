@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,4 +17,14 @@ export function tempProject(prefix: string): string {
   made.push(dir);
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
+}
+
+/** The `error TS` lines of this repository's `tsc --noEmit -p <dir>/tsconfig.json` (none when the project builds). */
+export function tscErrors(dir: string): string[] {
+  try {
+    execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', cwd: dir });
+    return [];
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout).split('\n').filter(line => line.includes('error TS'));
+  }
 }

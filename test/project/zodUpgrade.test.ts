@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { comparable, loadScenario, runLegacy, runModern, runShim, scriptProblems } from '../equivalence/harness.js';
-import { REPO, tempProject } from './tempProject.js';
+import { REPO, tempProject, tscErrors } from './tempProject.js';
 
 /**
  * A v1 server on zod 3 (test/project/zod3-server), as its author has it installed: the v1 SDK with
@@ -14,8 +13,6 @@ import { REPO, tempProject } from './tempProject.js';
  * without errors and answers the same scripted session as the zod 3 original, on both eras.
  */
 const SERVER = join(REPO, 'test', 'project', 'zod3-server');
-const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
-
 /**
  * A copy of the zod 3 server whose node_modules are this repository's with `zod` linked to zod 3.
  * `copySdk`: the v1 SDK is copied, not linked, so that its types resolve the project's zod, as they
@@ -46,16 +43,6 @@ function linkZod(dir: string, zodPackage: string): void {
   symlinkSync(join(REPO, 'node_modules', zodPackage), join(dir, 'node_modules', 'zod'), 'dir');
 }
 
-/** `tsc --noEmit -p` on the project: its error lines (none when it builds). */
-function typeErrors(dir: string): string[] {
-  try {
-    execFileSync(process.execPath, [TSC, '--noEmit', '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
-    return [];
-  } catch (error) {
-    return String((error as { stdout?: string }).stdout).split('\n').filter(line => line.includes('error TS'));
-  }
-}
-
 describe('a v1 server on zod 3', () => {
   it('is upgraded with its zod: zod 4 code and range, no type errors once installed, the same session on both eras', async () => {
     const legacyDir = installed('zod3-legacy', false);
@@ -66,7 +53,7 @@ describe('a v1 server on zod 3', () => {
     expect(scriptProblems(legacy, scenario)).toEqual([]);
 
     const dir = installed('zod3-migrated', true);
-    expect(typeErrors(dir)).toEqual([]);
+    expect(tscErrors(dir)).toEqual([]);
     const report = await migrate({ cwd: dir });
     const schemas = readFileSync(join(dir, 'src', 'schemas.ts'), 'utf8');
     // zod-v3-to-v4 prints the options object anew, indented as the file is.
@@ -83,7 +70,7 @@ describe('a v1 server on zod 3', () => {
 
     // What `npm install` does after the run: zod 4 in place of zod 3.
     linkZod(dir, 'zod');
-    expect(typeErrors(dir)).toEqual([]);
+    expect(tscErrors(dir)).toEqual([]);
     const migrated = join(dir, 'src', 'server.ts');
     expect(readFileSync(migrated, 'utf8')).toContain('inputRequired({');
     expect(comparable(await runModern(migrated, scenario))).toEqual(comparable(legacy));
@@ -94,7 +81,7 @@ describe('a v1 server on zod 3', () => {
     const dir = installed('zod3-held', true);
     // zod 4 has no deepPartial(), and zod-v3-to-v4 leaves it.
     writeFileSync(join(dir, 'src', 'draft.ts'), "import { z } from 'zod';\nimport { MoveInput } from './schemas.js';\n\nexport const Draft = z.object(MoveInput).deepPartial();\n");
-    expect(typeErrors(dir)).toEqual([]);
+    expect(tscErrors(dir)).toEqual([]);
     const report = await migrate({ cwd: dir, dryRun: true });
     const file = (name: string) => report.files.find(f => f.file === name);
     for (const name of ['src/draft.ts', 'src/schemas.ts', 'src/server.ts']) expect(file(name)?.after, name).toBe(file(name)?.before);
