@@ -126,8 +126,7 @@ export class RunState {
   fallback!: SdkTypeFallback;
   /** The modules given as declarations, and who imports whom among the files read (declarationStubs.ts). */
   stubs!: DeclarationStubs;
-  /** The `paths` of the project as read: its own zod, where the run checks against zod 4. */
-  asReadPaths: ts.MapLike<string[]> | undefined;
+
   /** The entries that parsed: the only ones any later phase changes. */
   live: Entry[] = [];
   // upgrade
@@ -182,6 +181,24 @@ export class RunState {
   /** Path relative to the working directory, with `/`: how the report names files. */
   rel(file: string): string {
     return path.relative(this.cwd, file).split(path.sep).join('/') || '.';
+  }
+
+  /** The run checks upgraded code against its own zod 4 (zodUpgrade.ts): some package's zod is older. */
+  get checksOwnZod(): boolean {
+    return this.zodUpgrade && this.zodPackages.size > 0;
+  }
+
+  /** The `paths` of the project as read: SDK types borrowed, zod its own. */
+  get asReadPaths(): ts.MapLike<string[]> {
+    return { ...this.tsconfig.options.paths, ...this.fallback.paths };
+  }
+
+  /**
+   * The options of a program of the project as read, made from `base` (programs.ts): its own zod
+   * where the run checks against zod 4; undefined where they are `base`'s.
+   */
+  asReadOptions(base: ts.Program): ts.CompilerOptions | undefined {
+    return this.checksOwnZod ? { ...base.getCompilerOptions(), paths: this.asReadPaths } : undefined;
   }
 
   /** Where the search for a file's package.json stops: the repository's root, else the file system's. */

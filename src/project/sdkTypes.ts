@@ -29,24 +29,31 @@ export interface SdkTypeFallback {
 }
 
 export function sdkTypeFallback(projectDir: string, options: ts.CompilerOptions): SdkTypeFallback {
-  const fromProject = path.join(projectDir, '__mrtr_migrate_probe__.ts');
-  const own = ownRoot();
-  const fromOwn = own ? path.join(own, '__mrtr_migrate_probe__.ts') : undefined;
-  const bundler: ts.CompilerOptions = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
+  const fromProject = path.join(projectDir, PROBE);
   const result: SdkTypeFallback = { paths: {}, borrowed: [], missing: [] };
   for (const specifier of SDK_ENTRY_POINTS) {
     if (options.paths?.[specifier]) continue;
     const mine = ts.resolveModuleName(specifier, fromProject, options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext).resolvedModule;
     if (mine) continue;
-    const theirs = fromOwn ? ts.resolveModuleName(specifier, fromOwn, bundler, ts.sys).resolvedModule : undefined;
+    const theirs = resolveOwn(specifier);
     if (!theirs) {
       result.missing.push(specifier);
       continue;
     }
-    result.paths[specifier] = [theirs.resolvedFileName];
-    result.borrowed.push({ specifier, version: packageVersionOf(theirs.resolvedFileName) });
+    result.paths[specifier] = [theirs];
+    result.borrowed.push({ specifier, version: packageVersionOf(theirs) });
   }
   return result;
+}
+
+/** A file name beside which a module is resolved as it would be from that folder. */
+const PROBE = '__mrtr_migrate_probe__.ts';
+
+/** The declarations a specifier resolves to from mrtr-migrate's own install (bundler resolution). */
+function resolveOwn(specifier: string): string | undefined {
+  const own = ownRoot();
+  const bundler: ts.CompilerOptions = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
+  return own ? ts.resolveModuleName(specifier, path.join(own, PROBE), bundler, ts.sys).resolvedModule?.resolvedFileName : undefined;
 }
 
 /**
@@ -56,14 +63,10 @@ export function sdkTypeFallback(projectDir: string, options: ts.CompilerOptions)
 const ZOD_ENTRY_POINTS = ['zod', 'zod/v4', 'zod/v4/core', 'zod/mini'];
 
 export function zodTypePaths(options: ts.CompilerOptions): Record<string, string[]> {
-  const own = ownRoot();
-  if (!own) return {};
-  const bundler: ts.CompilerOptions = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
   const paths: Record<string, string[]> = {};
   for (const specifier of ZOD_ENTRY_POINTS) {
-    if (options.paths?.[specifier]) continue;
-    const resolved = ts.resolveModuleName(specifier, path.join(own, '__mrtr_migrate_probe__.ts'), bundler, ts.sys).resolvedModule;
-    if (resolved) paths[specifier] = [resolved.resolvedFileName];
+    const resolved = options.paths?.[specifier] ? undefined : resolveOwn(specifier);
+    if (resolved) paths[specifier] = [resolved];
   }
   return paths;
 }

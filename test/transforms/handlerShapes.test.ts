@@ -275,7 +275,7 @@ describe('a handler behind a wrapper', () => {
     ].join('\n'));
     expect(result.sites.map(s => s.status)).toEqual(['migrated']);
     expect(result.typeErrors).toEqual([]);
-    expect(result.text).toContain('function shaped(fn: (args: { id: string },ctx: ServerContext) => Promise<string | InputRequiredResult>) {');
+    expect(result.text).toContain('function shaped(fn: (args: { id: string }, ctx: ServerContext,) => Promise<string | InputRequiredResult>) {');
     expect(result.text).toContain('  return async (args: { id: string }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {');
     expect(result.text).toContain([
       '    const result = await fn(args, ctx);',

@@ -97,10 +97,10 @@ function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration,
   const edits: Edit[] = [];
   if (addsContext) {
     sdkTypes.add('ServerContext');
-    const at = type.parameters.end;
-    // After `(a: A,` the trailing comma already separates.
-    const separator = type.parameters.length === 0 || type.parameters.hasTrailingComma ? '' : ', ';
-    edits.push({ start: at, end: at, text: `${separator}ctx: ServerContext` });
+    // After the last parameter, before a trailing comma, as ensureParameter adds it to the function.
+    const last = type.parameters[type.parameters.length - 1];
+    const at = last ? last.getEnd() : type.parameters.end;
+    edits.push({ start: at, end: at, text: `${last ? ', ' : ''}ctx: ServerContext` });
   }
   const promised = (type.type as ts.TypeReferenceNode).typeArguments![0]!;
   const own = promised.getText(sourceFile);

@@ -80,7 +80,7 @@ function holdBackImporters(run: RunState): Entry[] {
     const compiled = program.getSourceFile(file);
     const after = compiled ? typeErrorsOf(program, compiled) : [];
     if (after.length === 0) continue;
-    asRead ??= programWith(program, run.host!, new Map([...changed.values()].map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!])), { ...program.getCompilerOptions(), paths: run.asReadPaths });
+    asRead ??= programWith(program, run.host!, new Map([...changed.values()].map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!])), run.asReadOptions(program));
     const before = asRead.getSourceFile(file);
     const added = addedErrors(before ? typeErrorsOf(asRead, before) : [], after);
     if (added.length === 0) continue;

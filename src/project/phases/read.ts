@@ -77,9 +77,8 @@ export function parse(run: RunState): void {
   const { tsconfig } = run;
   const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : run.git.root ?? run.cwd;
   run.fallback = sdkTypeFallback(projectDir, tsconfig.options);
-  run.asReadPaths = { ...tsconfig.options.paths, ...run.fallback.paths };
   // Code upgraded to zod 4 is checked against zod 4 (the project installs it after the run).
-  const zodPaths = run.zodUpgrade && run.zodPackages.size > 0 ? zodTypePaths(tsconfig.options) : {};
+  const zodPaths = run.checksOwnZod ? zodTypePaths(tsconfig.options) : {};
   const options = { ...tsconfig.options, paths: { ...run.asReadPaths, ...zodPaths } };
   const project = (run.project = createProject(options, run.texts));
   const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);

@@ -16,7 +16,7 @@ import { importsZod, migrateZodCode } from '../zodUpgrade.js';
 export function upgradeSdk(run: RunState): void {
   const { live } = run;
   for (const entry of live) entry.asReadNode = entry.sourceFile!.compilerNode;
-  const zodFiles = run.zodUpgrade && run.zodPackages.size > 0 ? zodEntries(run) : [];
+  const zodFiles = run.checksOwnZod ? zodEntries(run) : [];
   const v1 = (run.v1 = run.sdkUpgrade ? live.filter(e => mentionsV1Sdk(e.read.text)) : []);
   // The files' own errors as read, to tell whether the stage left one of them broken. They are taken
   // (on a checker of their own) only once a file it changed has errors at the end: without errors
@@ -27,8 +27,7 @@ export function upgradeSdk(run: RunState): void {
   const asRead = new Map(stage.map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!]));
   run.readBaselines = once(() => {
     const base = run.beforeRewrite!();
-    const ownZod = zodFiles.length > 0 ? { ...base.getCompilerOptions(), paths: run.asReadPaths } : undefined;
-    const program = programWith(base, run.host!, asRead, ownZod);
+    const program = programWith(base, run.host!, asRead, run.asReadOptions(base));
     for (const entry of stage) {
       const compiled = program.getSourceFile(entry.read.path);
       if (compiled) entry.readBaseline = typeErrorsOf(program, compiled);
