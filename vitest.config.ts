@@ -22,6 +22,7 @@ const E2E = [
   'test/cli/projects.test.ts',
   'test/cli/jscodeshift.test.ts',
   'test/cli/interrupt.test.ts',
+  'test/cli/linkedPackage.test.ts',
   'test/report/html.test.ts',
   'test/rules/readme-config.test.ts',
   'test/rules/plugin-types.test.ts',

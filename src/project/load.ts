@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Project, ts, type SourceFile } from 'ts-morph';
+import { Project, ts, type ResolutionHost, type ResolutionHostFactory, type SourceFile } from 'ts-morph';
 import { classify, type FileRole } from './prefilter.js';
 import { standardPath } from './sourceFiles.js';
 import { splitBom } from './sourceText.js';
@@ -74,8 +74,11 @@ function utf16WithoutBom(bytes: Buffer): 'UTF-16LE' | 'UTF-16BE' | undefined {
  * with that text: the compiler sees what the run read, and a file added by its path
  * (`addSourceFileAtPath`) is parsed once, from that text.
  */
-export function createProject(options: ts.CompilerOptions, texts: ReadonlyMap<string, string> = new Map()): Project {
-  const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true });
+export function createProject(options: ts.CompilerOptions, texts: ReadonlyMap<string, string> = new Map(), resolution?: ResolutionHostFactory): Project {
+  let resolver: ResolutionHost | undefined;
+  const resolutionHost: ResolutionHostFactory | undefined = resolution && ((host, getOptions) => (resolver = resolution(host, getOptions)));
+  const project = new Project({ compilerOptions: options, skipAddingFilesFromTsConfig: true, skipFileDependencyResolution: true, resolutionHost });
+  if (resolver) resolvers.set(project, resolver);
   withModuleFormats(project, options);
   if (texts.size > 0) {
     const byPath = new Map([...texts].map(([file, text]) => [standardPath(file), text]));
@@ -89,6 +92,13 @@ export function createProject(options: ts.CompilerOptions, texts: ReadonlyMap<st
     };
   }
   return project;
+}
+
+const resolvers = new WeakMap<Project, ResolutionHost>();
+
+/** The module resolution the project was created with (linkedPackages.ts), for programs built beside it. */
+export function resolverOf(project: Project): ResolutionHost {
+  return resolvers.get(project) ?? {};
 }
 
 interface DocumentRegistry {

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { ts, type Project } from 'ts-morph';
+import { resolverOf } from './load.js';
 
 /**
  * Programs the run builds itself, next to ts-morph's `project.getProgram()`: the same compiler host
@@ -30,7 +31,7 @@ export function projectHost(project: Project): ts.CompilerHost {
     compilerOptions: context.compilerOptions,
     getNewLine: () => context.manipulationSettings.getNewLineKindAsString(),
     getProjectVersion: () => '0',
-    resolutionHost: {},
+    resolutionHost: resolverOf(project),
   }).compilerHost;
 }
 

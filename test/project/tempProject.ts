@@ -19,10 +19,10 @@ export function tempProject(prefix: string): string {
   return dir;
 }
 
-/** The `error TS` lines of this repository's `tsc --noEmit -p <dir>/tsconfig.json` (none when the project builds). */
-export function tscErrors(dir: string): string[] {
+/** The `error TS` lines of this repository's `tsc --noEmit -p <dir>/tsconfig.json [options]` (none when the project builds). */
+export function tscErrors(dir: string, options: string[] = []): string[] {
   try {
-    execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', cwd: dir });
+    execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '-p', join(dir, 'tsconfig.json'), ...options], { encoding: 'utf8', cwd: dir });
     return [];
   } catch (error) {
     return String((error as { stdout?: string }).stdout).split('\n').filter(line => line.includes('error TS'));

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { discoverSources } from '../discover.js';
 import { MigrateError } from '../errors.js';
 import { DeclarationStubs } from '../declarationStubs.js';
+import { linkedPackages, sharedCopiesResolution, type LinkedPackage } from '../linkedPackages.js';
 import { createProject, readSource, syntaxError, withTextReplacements, type ReadFile } from '../load.js';
 import { ownerManifest } from '../packageJson.js';
 import { mentionsV1Sdk } from '../prefilter.js';
@@ -80,7 +81,9 @@ export function parse(run: RunState): void {
   // Code upgraded to zod 4 is checked against zod 4 (the project installs it after the run).
   const zodPaths = run.checksOwnZod ? zodTypePaths(tsconfig.options) : {};
   const options = { ...tsconfig.options, paths: { ...run.asReadPaths, ...zodPaths } };
-  const project = (run.project = createProject(options, run.texts));
+  const linked = linkedPackages(projectDir);
+  for (const pkg of linked) if (pkg.shared.length > 0) run.diagnostics.push(sharedCopiesNote(run, pkg));
+  const project = (run.project = createProject(options, run.texts, sharedCopiesResolution(linked)));
   const parsed = new Set([...run.entries.map(e => e.read.path), ...run.contextFiles.map(r => r.path)]);
   const stubs = (run.stubs = new DeclarationStubs(run.texts, parsed, options));
   withTextReplacements(project, fileName => stubs.textFor(fileName));
@@ -96,6 +99,13 @@ export function parse(run: RunState): void {
     entry.sourceFile = undefined;
   }
   run.live = run.entries.filter(e => e.sourceFile);
+}
+
+function sharedCopiesNote(run: RunState, pkg: LinkedPackage): RunState['diagnostics'][number] {
+  const name = path.relative(path.join(pkg.consumer, 'node_modules'), pkg.link).split(path.sep).join('/');
+  const copies = pkg.shared.map(s => `${s.name} ${s.projectVersion} (its own: ${s.ownVersion})`).join(', ');
+  const message = `${name} is linked from ${run.rel(pkg.real)}; the type check reads the project's ${copies} for it, as an install from the registry would share them (two copies of one package make the check grow without bound).`;
+  return { level: 'info', source: 'verify', code: 'verify/linked-copies-shared', file: undefined, line: undefined, message };
 }
 
 /** The tsconfig's outDir is build output, unless it contains the sources themselves. */
