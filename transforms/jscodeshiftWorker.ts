@@ -27,6 +27,7 @@ export interface FileOutcome {
 
 /** Projects reused across the files one jscodeshift worker handles: lib and SDK types are read once. */
 const projects = new Map<string, Project>();
+const UNSEEN_REGISTRATIONS: ReadonlySet<string> = new Set(['registerTool', 'registerPrompt', 'registerResource']);
 
 function projectFor(file: string): Project {
   const tsconfig = findTsconfig(path.dirname(file), undefined);
@@ -60,7 +61,8 @@ export function transformFile(file: FileInfo, options: Record<string, unknown> =
       throw new Error(`syntax error: ${ts.flattenDiagnosticMessageText(syntax[0]!.messageText, ' ')}; the file was left untouched`);
     }
     if (sdkUpgrade && mentionsV1Sdk(text)) {
-      const upgrade = runSdkUpgrade(sourceFile, detectProjectType(new Set(), [text]), path.relative(cwd, absolute));
+      // One file at a time: whether others call registerTool is unknown, so a patch of tool() stays.
+      const upgrade = runSdkUpgrade(sourceFile, detectProjectType(new Set(), [text]), path.relative(cwd, absolute), UNSEEN_REGISTRATIONS);
       for (const d of upgrade.diagnostics) if (d.level !== 'info') report(`${d.level}: ${d.message} (line ${d.line ?? '?'})`);
     }
     for (const transform of TRANSFORMS) {

@@ -60,7 +60,8 @@ export function detectProjectType(dependencies: Set<string>, texts: Iterable<str
   return client && server ? 'both' : client ? 'client' : server ? 'server' : 'unknown';
 }
 
-export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, displayPath: string): SdkStageResult {
+/** `registeredDirectly`: the v2 registration methods the project's v1 code already calls (stageRepairs.ts). */
+export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, displayPath: string, registeredDirectly: ReadonlySet<string>): SdkStageResult {
   const migration = getMigration('v1-to-v2');
   if (!migration) throw new Error('@modelcontextprotocol/codemod has no v1-to-v2 migration; reinstall mrtr-migrate.');
   const original = sourceFile.getFullText();
@@ -85,7 +86,7 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   let found: CodemodDiagnostic[] = [];
   let held = new Map<string, string>();
   try {
-    const before = beforeOfficialStage(sourceFile);
+    const before = beforeOfficialStage(sourceFile, registeredDirectly);
     if (before.changed) changes++;
     held = before.held;
     for (const transform of migration.transforms) {

@@ -1,5 +1,5 @@
 import type { Diagnostic as CodemodDiagnostic } from '@modelcontextprotocol/codemod';
-import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type ParameterDeclaration, type SourceFile, type VariableDeclaration } from 'ts-morph';
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
 import { SdkResolver } from '../analysis/sdk.js';
@@ -12,19 +12,34 @@ import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
  *
  * before the official transforms
  *   1. nameDestructuredContexts  `async (args, { sendRequest })`: the context gets a name
- *   2. inlineBoundRegistrars     `const tool = server.tool.bind(server); tool(...)`: `server.tool(...)`
- *   3. holdRegistrationTexts     non-literal names and descriptions held in placeholder literals
+ *   2. retargetRegistrarPatches  `(server as any).tool = (...args) => original(...args)`: patches `registerTool`
+ *   3. inlineBoundRegistrars     `const tool = server.tool.bind(server); tool(...)`: `server.tool(...)`
+ *   4. holdRegistrationTexts     non-literal names and descriptions held in placeholder literals
  * after them
- *   4. restoreRegistrationTexts  the held texts back
- *   5. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']`
- *   6. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
+ *   5. restoreRegistrationTexts  the held texts back
+ *   6. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']`
+ *   7. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
  */
 
-/** Steps 1-3; returns whether the file changed and the texts held. */
-export function beforeOfficialStage(sourceFile: SourceFile): { changed: boolean; held: Map<string, string> } {
+/**
+ * Steps 1-4; returns whether the file changed and the texts held. `registeredDirectly`: the v2
+ * registration methods (`registerTool`, ...) the project's v1 code already calls, in any file.
+ */
+export function beforeOfficialStage(sourceFile: SourceFile, registeredDirectly: ReadonlySet<string>): { changed: boolean; held: Map<string, string> } {
   const named = nameDestructuredContexts(sourceFile);
-  const inlined = inlineBoundRegistrars(sourceFile);
-  return { changed: named || inlined, held: holdRegistrationTexts(sourceFile) };
+  const patches = retargetRegistrarPatches(sourceFile, registeredDirectly);
+  const inlined = inlineBoundRegistrars(sourceFile, patches.patched);
+  return { changed: named || patches.changed || inlined, held: holdRegistrationTexts(sourceFile) };
+}
+
+/** The v1 registration methods and the v2 methods that take their place. */
+const REGISTRARS: Record<string, string> = { tool: 'registerTool', prompt: 'registerPrompt', resource: 'registerResource' };
+
+/** The v2 registration methods a v1 source calls already (`server.registerTool(`): a patch of `tool` never saw those calls. */
+export function directRegistrations(texts: Iterable<string>): Set<string> {
+  const found = new Set<string>();
+  for (const text of texts) for (const match of text.matchAll(/\.(register(?:Tool|Prompt|Resource))\s*\(/g)) found.add(match[1]!);
+  return found;
 }
 
 /**
@@ -99,14 +114,16 @@ function zodNamespace(sourceFile: SourceFile): string | undefined {
  * `const` is a call in its scope (and `this` is the same there), each call becomes
  * `server.tool(...)` and the declaration goes, its comments staying; otherwise it stays as it is.
  */
-function inlineBoundRegistrars(sourceFile: SourceFile): boolean {
+function inlineBoundRegistrars(sourceFile: SourceFile, patched: ReadonlySet<string>): boolean {
   const edits: Edit[] = [];
   const text = sourceFile.getFullText();
   for (const statement of sourceFile.getDescendantsOfKind(SyntaxKind.VariableStatement)) {
     const [declaration, ...others] = statement.getDeclarations();
     const bound = declaration && others.length === 0 && statement.getDeclarationKind() === 'const' ? boundRegistrar(declaration.getInitializer()) : undefined;
     const name = declaration?.getNameNode();
-    if (!bound || !Node.isIdentifier(name)) continue;
+    // Bound before its method is patched, it is the original, not a shorthand: calls through the
+    // server would reach the patch (and the patch itself would call itself).
+    if (!bound || !Node.isIdentifier(name) || patched.has(bound)) continue;
     const scope = statement.getParentOrThrow();
     const same = scope.getDescendantsOfKind(SyntaxKind.Identifier).filter(id => id !== name && id.getText() === name.getText() && !isMemberName(id));
     const declared = (id: Node) => Node.isVariableDeclaration(id.getParent()) || Node.isParameterDeclaration(id.getParent()) || Node.isFunctionDeclaration(id.getParent());
@@ -124,6 +141,104 @@ function inlineBoundRegistrars(sourceFile: SourceFile): boolean {
   return true;
 }
 
+/**
+ * `const original = server.tool.bind(server); (server as any).tool = (...args) => original(...args)`:
+ * a patch that wraps every registration (to count, log or catch) without touching the handlers. v2
+ * has no `tool`: the official stage turns the registrations into `registerTool(name, config,
+ * handler)` calls, which such a patch would not see, and `server.tool.bind` would throw. Where the
+ * patch only forwards the arguments, reading no more than the name (first) and the handler (last,
+ * as in registerTool), and a wrapper it puts around the handler hands on all the handler's
+ * arguments (the v2 context among them), it patches `registerTool` instead, and binds that. Not
+ * where the project calls `registerTool` already: the patch never saw those registrations.
+ * Returns the methods patched (`server.tool`), repaired or not.
+ */
+function retargetRegistrarPatches(sourceFile: SourceFile, registeredDirectly: ReadonlySet<string>): { changed: boolean; patched: Set<string> } {
+  const patched = new Set<string>();
+  const edits: Edit[] = [];
+  for (const assignment of sourceFile.getDescendantsOfKind(SyntaxKind.BinaryExpression)) {
+    const target = assignment.getLeft();
+    if (assignment.getOperatorToken().getKind() !== SyntaxKind.EqualsToken || !Node.isPropertyAccessExpression(target) || !REGISTRARS[target.getName()]) continue;
+    const receiver = withoutCasts(target.getExpression()).getText();
+    if (!/^[\w$]+(?:\.[\w$]+)*$/.test(receiver)) continue;
+    const method = `${receiver}.${target.getName()}`;
+    patched.add(method);
+    const originals = sourceFile.getDescendantsOfKind(SyntaxKind.VariableDeclaration).filter(d => boundRegistrar(d.getInitializer()) === method);
+    const patch = withoutCasts(assignment.getRight());
+    if (registeredDirectly.has(REGISTRARS[target.getName()]!) || originals.length !== 1 || !(Node.isArrowFunction(patch) || Node.isFunctionExpression(patch))) continue;
+    const original = originals[0]!;
+    if (!forwardsRegistration(patch, original)) continue;
+    const bind = withoutCasts(original.getInitializerOrThrow());
+    const bound = Node.isCallExpression(bind) ? bind.getExpression() : undefined;
+    const name = Node.isPropertyAccessExpression(bound) ? bound.getExpression() : undefined;
+    if (!Node.isPropertyAccessExpression(name)) continue;
+    edits.push({ start: name.getNameNode().getStart(), end: name.getNameNode().getEnd(), text: REGISTRARS[target.getName()]! });
+    edits.push({ start: target.getNameNode().getStart(), end: target.getNameNode().getEnd(), text: REGISTRARS[target.getName()]! });
+  }
+  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
+  return { changed: edits.length > 0, patched };
+}
+
+/**
+ * Whether `patch` hands its arguments to the bound `original` as it got them: parameters `(...args)`
+ * or `(name, ...args)`; `args` read as `args[0]` (the name, with no name parameter) or
+ * `args[args.length - 1]` (the handler) and spread into calls of `original` only; the handler, if
+ * replaced, replaced by a function that spreads all its own arguments into the calls it makes.
+ */
+function forwardsRegistration(patch: Node & { getParameters(): ParameterDeclaration[] }, original: VariableDeclaration): boolean {
+  const params = patch.getParameters();
+  const rest = params.at(-1);
+  const first = params.length === 2 ? params[0]!.getNameNode() : undefined;
+  if (!rest?.isRestParameter() || params.length > 2 || (params.length === 2 && (params[0]!.isRestParameter() || !Node.isIdentifier(first) || params[0]!.hasInitializer()))) return false;
+  const args = rest.getNameNode();
+  if (!Node.isIdentifier(args)) return false;
+  const forwarded = first ? `${first.getText()}, ...${args.getText()}` : `...${args.getText()}`;
+  const originalName = original.getNameNode();
+  const uses = original.getSourceFile().getDescendantsOfKind(SyntaxKind.Identifier).filter(id => id !== originalName && id.getText() === originalName.getText() && !isMemberName(id));
+  const calls = uses.map(id => { let node: Node = id; while (isCast(node.getParent())) node = node.getParentOrThrow(); return node.getParent(); });
+  if (uses.length === 0 || calls.some((call, i) => !Node.isCallExpression(call) || withoutCasts(call.getExpression()) !== uses[i] || !call.getFirstAncestor(a => a === patch) || call.getArguments().map(a => a.getText()).join(', ') !== forwarded)) return false;
+  for (const use of patch.getDescendantsOfKind(SyntaxKind.Identifier).filter(id => id.getText() === args.getText() && id !== args && !isMemberName(id))) {
+    const parent = use.getParentOrThrow();
+    if (Node.isSpreadElement(parent) && calls.includes(parent.getParent())) continue;
+    if (Node.isPropertyAccessExpression(parent) && parent.getName() === 'length' && Node.isBinaryExpression(parent.getParent()) && isLastIndex(parent.getParentOrThrow().getParent(), args.getText())) continue;
+    if (!Node.isElementAccessExpression(parent) || parent.getExpression() !== use) return false;
+    const index = parent.getArgumentExpression()?.getText();
+    if (index === '0' && !first) continue;
+    if (!isLastIndex(parent, args.getText())) return false;
+    const assigned = parent.getParent();
+    if (Node.isBinaryExpression(assigned) && assigned.getLeft() === parent && assigned.getOperatorToken().getKind() === SyntaxKind.EqualsToken && !forwardsAll(withoutCasts(assigned.getRight()))) return false;
+  }
+  return true;
+}
+
+/** `args[args.length - 1]`. */
+function isLastIndex(node: Node | undefined, array: string): boolean {
+  return Node.isElementAccessExpression(node) && node.getExpression().getText() === array && node.getArgumentExpression()?.getText().replace(/\s+/g, '') === `${array}.length-1`;
+}
+
+/** A function whose one parameter `(...p)` is spread, whole, as the only argument of each call it is given to. */
+function forwardsAll(node: Node): boolean {
+  if (!(Node.isArrowFunction(node) || Node.isFunctionExpression(node))) return false;
+  const [rest, ...others] = node.getParameters();
+  const name = rest?.getNameNode();
+  if (!rest?.isRestParameter() || others.length > 0 || !Node.isIdentifier(name)) return false;
+  const uses = node.getDescendantsOfKind(SyntaxKind.Identifier).filter(id => id !== name && id.getText() === name.getText() && !isMemberName(id));
+  return uses.length > 0 && uses.every(id => {
+    const spread = id.getParent();
+    const call = spread?.getParent();
+    return Node.isSpreadElement(spread) && Node.isCallExpression(call) && call.getArguments().length === 1;
+  });
+}
+
+function isCast(node: Node | undefined): boolean {
+  return Node.isAsExpression(node) || Node.isSatisfiesExpression(node) || Node.isParenthesizedExpression(node) || Node.isTypeAssertion(node) || Node.isNonNullExpression(node);
+}
+
+function withoutCasts(node: Node): Node {
+  let inner = node;
+  while (isCast(inner)) inner = (inner as Node & { getExpression(): Node }).getExpression();
+  return inner;
+}
+
 /** A property or member name (`server.tool`, `{ tool: 1 }`, `tool() {}`), not a reference to a variable. */
 function isMemberName(id: Node): boolean {
   const parent = id.getParent();
@@ -133,8 +248,7 @@ function isMemberName(id: Node): boolean {
 
 /** `server.tool` for `server.tool.bind(server)` (through a cast or parentheses), else undefined. */
 function boundRegistrar(initializer: Node | undefined): string | undefined {
-  let node = initializer;
-  while (node && (Node.isAsExpression(node) || Node.isSatisfiesExpression(node) || Node.isParenthesizedExpression(node) || Node.isTypeAssertion(node))) node = node.getExpression();
+  const node = initializer && withoutCasts(initializer);
   if (!Node.isCallExpression(node) || node.getArguments().length !== 1) return undefined;
   const bind = node.getExpression();
   const method = Node.isPropertyAccessExpression(bind) && bind.getName() === 'bind' ? bind.getExpression() : undefined;

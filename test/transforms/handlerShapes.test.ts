@@ -457,4 +457,50 @@ describe('v1 registrations the official stage misreads or leaves (src/project/st
     expect(result.text).not.toContain('const register =');
     expect(result.text).toContain('const bound = this.mcp.tool.bind(this.mcp);');
   });
+
+  /** A patch of tool() that wraps every handler, as public servers patch it to log, count or catch. */
+  const patched = (wrapper: string) => [
+    ...V1,
+    'export const failures: string[] = [];',
+    '// Catch what any tool throws, without touching the handlers.',
+    'const originalTool = server.tool.bind(server);',
+    '(server as any).tool = (name: string, ...rest: any[]) => {',
+    '  const handler = rest[rest.length - 1];',
+    `  rest[rest.length - 1] = ${wrapper};`,
+    '  return (originalTool as any)(name, ...rest);',
+    '};',
+    "server.tool('drop', 'Drops a table after asking', { table: z.string() }, async ({ table }) => {",
+    `  const answer = await server.server.elicitInput(${CONFIRM.replace("mode: 'form', ", '')});`,
+    "  return { content: [{ type: 'text', text: `${table}: ${answer.action}` }] };",
+    '});',
+  ];
+  const forwarding = 'async (...handlerArgs: any[]) => { try { return await handler(...handlerArgs); } catch (error) { failures.push(name); throw error; } }';
+
+  it('a patch of tool() that forwards what it is given patches registerTool, which the registrations now call', () => {
+    const result = runPipeline(file, patched(forwarding).join('\n'));
+    expect(result.text).toContain('// Catch what any tool throws, without touching the handlers.\nconst originalTool = server.registerTool.bind(server);\n(server as any).registerTool = (name: string, ...rest: any[]) => {');
+    expect(result.text).toContain('  return (originalTool as any)(name, ...rest);');
+    expect(result.text).toContain("server.registerTool('drop', { description: 'Drops a table after asking', inputSchema: z.object({ table: z.string() }) }, async ({ table }, ctx) => {");
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+  });
+
+  it('a patch that would drop the v2 context, read the arguments by position, or miss registerTool calls stays as it is, and the bound original is not inlined', () => {
+    const dropsContext = runPipeline(file, patched('async (args: any) => handler(args)').join('\n'));
+    const positional = runPipeline(file, [
+      ...V1,
+      'const originalTool = server.tool.bind(server);',
+      '(server as any).tool = (name: string, description: string, schema: any, handler: any) => originalTool(name, description, schema, async (args: any) => handler(args));',
+      "server.tool('t', 'T', { x: z.string() }, async ({ x }) => ({ content: [{ type: 'text', text: x }] }));",
+    ].join('\n'));
+    const direct = runPipeline(file, patched(forwarding).join('\n'), process.cwd(), {
+      'more.ts': "import { server } from './__shape_snippet__.js';\nserver.registerTool('more', {}, async () => ({ content: [] }));\n",
+    });
+    for (const result of [dropsContext, positional, direct]) {
+      // Calls through the server would reach the patch itself: the original stays bound, and v2 has no tool().
+      expect(result.text).toContain('const originalTool = server.tool.bind(server);');
+      expect(result.text).not.toContain('.registerTool = ');
+      expect(result.typeErrors.join('\n')).toContain("Property 'tool' does not exist on type 'McpServer'");
+    }
+  });
 });

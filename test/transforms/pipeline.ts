@@ -3,6 +3,7 @@ import { ts, type Project } from 'ts-morph';
 import { ProjectIndex } from '../../src/analysis/index.js';
 import { createProject } from '../../src/project/load.js';
 import { runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
+import { directRegistrations } from '../../src/project/stageRepairs.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { TRANSFORMS } from '../../transforms/index.js';
 
@@ -45,7 +46,7 @@ export function runPipeline(path: string, text: string, cwd = process.cwd(), oth
   const sourceFile = project.createSourceFile(path, text, { overwrite: true });
   for (const [name, otherText] of Object.entries(others)) project.createSourceFile(join(dirname(path), name), otherText, { overwrite: true });
   if (/@modelcontextprotocol\/sdk/.test(text)) {
-    runSdkUpgrade(sourceFile, 'server', path);
+    runSdkUpgrade(sourceFile, 'server', path, directRegistrations([text, ...Object.values(others)]));
   }
   const projectIndex = new ProjectIndex(ts as never, project.getProgram().compilerObject as never);
   const sites: SiteReport[] = [];

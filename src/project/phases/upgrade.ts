@@ -6,6 +6,7 @@ import { programWith } from '../programs.js';
 import { errorText, joinEntry, once, type Entry, type RunState } from '../runState.js';
 import { detectProjectType, mentionsV1Sdk, runSdkUpgrade } from '../sdkUpgrade.js';
 import { splitBom } from '../sourceText.js';
+import { directRegistrations } from '../stageRepairs.js';
 import { typeErrorsOf } from '../typeCheck.js';
 import { importsZod, migrateZodCode } from '../zodUpgrade.js';
 
@@ -37,9 +38,10 @@ export function upgradeSdk(run: RunState): void {
   if (run.sdkUpgrade) {
     const manifest = ownerManifest(path.join(run.cwd, 'package.json.probe'), run.manifestStop);
     const projectType = detectProjectType(dependenciesOf(manifest), run.texts.values());
+    const registeredDirectly = directRegistrations(run.texts.values());
     v1.forEach((entry, i) => {
       run.progress({ phase: 'sdk-upgrade', done: i, total: v1.length, file: entry.rel });
-      const result = runSdkUpgrade(entry.sourceFile!, projectType, entry.rel);
+      const result = runSdkUpgrade(entry.sourceFile!, projectType, entry.rel, registeredDirectly);
       // The official stage counts lines of the text it produced; the report counts lines on disk.
       const toDisk = lineMapper(entry.read.text, entry.sourceFile!.getFullText());
       run.diagnostics.push(...result.diagnostics.map(d => (d.line === undefined ? d : { ...d, line: toDisk(d.line) })));
