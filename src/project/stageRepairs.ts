@@ -2,6 +2,7 @@ import type { Diagnostic as CodemodDiagnostic } from '@modelcontextprotocol/code
 import { Node, SyntaxKind, ts, type ParameterDeclaration, type SourceFile, type VariableDeclaration } from 'ts-morph';
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
+import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js';
 import { SdkResolver } from '../analysis/sdk.js';
 import type { Handler, TS } from '../analysis/types.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
@@ -17,8 +18,9 @@ import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
  *   4. holdRegistrationTexts     non-literal names and descriptions held in placeholder literals
  * after them
  *   5. restoreRegistrationTexts  the held texts back
- *   6. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']`
- *   7. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
+ *   6. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']` (contextTypes.ts)
+ *   7. remapPickedContexts       `Pick<ServerContext, 'signal'>` to `{ mcpReq: Pick<ServerContext['mcpReq'], 'signal'> }` (contextTypes.ts)
+ *   8. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
  */
 
 /**
@@ -43,17 +45,21 @@ export function directRegistrations(texts: Iterable<string>): Set<string> {
 }
 
 /**
- * Steps 4-6, once the stage's diagnostics have found their lines (these edits keep every line where
+ * Steps 5-8, once the stage's diagnostics have found their lines (these edits keep every line where
  * it is). Returns the diagnostics that still stand: a type alias remapped names a v2 type, so the
- * stage's doubt about parameters annotated with it is settled, and so is its doubt about a schema
- * argument the checker has read.
+ * stage's doubt about parameters annotated with it is settled, as is its doubt about handing the
+ * context to a helper of the file that takes a v2 context, and its doubt about a schema argument
+ * the checker has read.
  */
 export function afterOfficialStage(sourceFile: SourceFile, held: Map<string, string>, diagnostics: CodemodDiagnostic[]): CodemodDiagnostic[] {
   restoreRegistrationTexts(sourceFile, held, diagnostics);
   const remapped = remapContextMemberTypes(sourceFile);
+  const picked = remapPickedContexts(sourceFile);
   const settled = settleSchemaArguments(sourceFile);
   return diagnostics.filter(d =>
     !remapped.has(/^Parameter annotation '([\w$]+)' mentions a context type/.exec(d.message)?.[1] ?? '') &&
+    !picked.annotations.has(/^Parameter annotation '(.*)' mentions a context type/.exec(d.message)?.[1] ?? '') &&
+    !picked.helpers.has(/^The context object is forwarded to (?:[\w$]+\.)*([\w$]+)\(/.exec(d.message)?.[1] ?? '') &&
     !(settled.has(d.line) && d.message.startsWith(SCHEMA_DOUBT)));
 }
 
@@ -324,54 +330,6 @@ function restoreRegistrationTexts(sourceFile: SourceFile, held: Map<string, stri
     for (const d of diagnostics) d.message = d.message.replaceAll(placeholder, original);
   }
   sourceFile.replaceWithText(text);
-}
-
-/** v1 context members that v2 keeps under `mcpReq`, as the official stage maps them in expressions. */
-const CONTEXT_MEMBER_PATHS: Record<string, string[]> = {
-  sendRequest: ['mcpReq', 'send'],
-  sendNotification: ['mcpReq', 'notify'],
-  signal: ['mcpReq', 'signal'],
-  requestId: ['mcpReq', 'id'],
-  _meta: ['mcpReq', '_meta'],
-};
-
-/**
- * `RequestHandlerExtra<ServerRequest, ServerNotification>['sendRequest']` comes out of the official
- * stage as `ServerContext['sendRequest']`, which v2 does not have (a type error): it is
- * `ServerContext['mcpReq']['send']`, as the stage maps `extra.sendRequest` to `ctx.mcpReq.send`.
- */
-function remapContextMemberTypes(sourceFile: SourceFile): Set<string> {
-  const aliases = new Set<string>();
-  const imported = sourceFile.getImportDeclarations().some(d => d.getModuleSpecifierValue() === '@modelcontextprotocol/server' &&
-    d.getNamedImports().some(n => n.getName() === 'ServerContext' && !n.getAliasNode()));
-  if (!imported) return aliases;
-  const edits: Edit[] = [];
-  for (const node of sourceFile.getDescendantsOfKind(SyntaxKind.IndexedAccessType)) {
-    const object = node.getObjectTypeNode();
-    const index = node.getIndexTypeNode();
-    if (!isServerContext(object)) continue;
-    const literal = Node.isLiteralTypeNode(index) ? index.getLiteral() : undefined;
-    const path = literal && Node.isStringLiteral(literal) ? CONTEXT_MEMBER_PATHS[literal.getLiteralValue()] : undefined;
-    if (!path) continue;
-    const quote = literal!.getText()[0]!;
-    edits.push({ start: index.getStart(), end: node.getEnd(), text: `${path.map(p => `${quote}${p}${quote}`).join('][')}]` });
-    const alias = node.getParent();
-    if (Node.isTypeAliasDeclaration(alias)) aliases.add(alias.getName());
-  }
-  if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
-  return aliases;
-
-  /** `ServerContext`, or a type alias of the file for it (`type Extra = ServerContext`, as the stage leaves `RequestHandlerExtra<...>`). */
-  function isServerContext(type: Node, seen = new Set<string>()): boolean {
-    if (!Node.isTypeReference(type) || type.getTypeArguments().length > 0) return false;
-    const name = type.getTypeName().getText();
-    if (name === 'ServerContext') return true;
-    if (seen.has(name)) return false;
-    seen.add(name);
-    const alias = sourceFile.getTypeAlias(name);
-    const aliased = alias && alias.getTypeParameters().length === 0 ? alias.getTypeNode() : undefined;
-    return !!aliased && isServerContext(aliased, seen);
-  }
 }
 
 /** The request handlers registered in a file, found by syntax alone (no checker). */

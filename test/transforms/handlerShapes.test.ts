@@ -458,6 +458,58 @@ describe('v1 registrations the official stage misreads or leaves (src/project/st
     expect(result.text).toContain('const bound = this.mcp.tool.bind(this.mcp);');
   });
 
+  const EXTRA = [
+    "import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';",
+    "import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';",
+  ];
+
+  it('a helper typed with a Pick of the context picks the same members where v2 keeps them, and reads them there', () => {
+    const result = runPipeline(file, [
+      ...V1,
+      ...EXTRA,
+      '/** What a progress report needs from a handler\'s extra. */',
+      "type ProgressExtra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'sendNotification' | '_meta' | 'signal' | 'sessionId'>;",
+      'async function progress(extra: ProgressExtra, done: number): Promise<void> {',
+      '  const token = extra._meta?.progressToken;',
+      '  if (token === undefined || extra.signal.aborted) return;',
+      "  await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, message: extra.sessionId } });",
+      '}',
+      "function cancelled(extra?: Partial<Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | 'requestId'>>): string {",
+      '  return `${String(extra?.requestId)}: ${extra?.signal?.aborted === true}`;',
+      '}',
+      'async function whole(extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<string> {',
+      '  return String(extra.requestId);',
+      '}',
+      "server.tool('t', { x: z.string() }, async ({ x }, extra) => {",
+      '  await progress(extra, 1);',
+      "  return { content: [{ type: 'text', text: x + cancelled(extra) + (await whole(extra)) }] };",
+      '});',
+    ].join('\n'));
+    expect(result.text).toContain("/** What a progress report needs from a handler's extra. */\ntype ProgressExtra = { mcpReq: Pick<ServerContext['mcpReq'], 'notify' | '_meta' | 'signal'> } & Pick<ServerContext, 'sessionId'>;\n");
+    expect(result.text).toContain('  const token = extra.mcpReq._meta?.progressToken;\n  if (token === undefined || extra.mcpReq.signal.aborted) return;\n  await extra.mcpReq.notify({');
+    expect(result.text).toContain('message: extra.sessionId } });');
+    expect(result.text).toContain("function cancelled(extra?: { mcpReq?: Partial<Pick<ServerContext['mcpReq'], 'signal' | 'id'>> }): string {\n  return `${String(extra?.mcpReq?.id)}: ${extra?.mcpReq?.signal?.aborted === true}`;");
+    // Each helper takes a v2 context now: the stage's doubts about handing it on are settled.
+    expect(result.text).not.toContain('@mcp-codemod-error');
+    expect(result.typeErrors).toEqual([]);
+  });
+
+  it('a Pick of the context read otherwise than extra.key stays as the stage left it, with its doubt', () => {
+    const result = runPipeline(file, [
+      ...V1,
+      ...EXTRA,
+      "type Extra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal'>;",
+      'function stopped(extra: Extra): boolean {',
+      '  const { signal } = extra;',
+      '  return signal.aborted;',
+      '}',
+      "server.tool('t', { x: z.string() }, async ({ x }, extra) => ({ content: [{ type: 'text', text: x + stopped(extra) }] }));",
+    ].join('\n'));
+    expect(result.text).toContain("type Extra = Pick<ServerContext, 'signal'>;");
+    expect(result.text).toContain("@mcp-codemod-error Parameter annotation 'Extra' mentions a context type in a shape the codemod cannot remap");
+    expect(result.typeErrors.join('\n')).toContain('does not satisfy the constraint');
+  });
+
   /** A patch of tool() that wraps every handler, as public servers patch it to log, count or catch. */
   const patched = (wrapper: string) => [
     ...V1,
