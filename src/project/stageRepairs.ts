@@ -2,10 +2,10 @@ import type { Diagnostic as CodemodDiagnostic } from '@modelcontextprotocol/code
 import { Node, SyntaxKind, ts, type ParameterDeclaration, type SourceFile, type VariableDeclaration } from 'ts-morph';
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
-import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js';
 import { SdkResolver } from '../analysis/sdk.js';
 import type { Handler, TS } from '../analysis/types.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
+import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js';
 
 /**
  * Repairs around the official v1-to-v2 transforms (sdkUpgrade.ts runs them), for what they leave
