@@ -24,13 +24,13 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
   const added = new Set<number>();
   /** What restoreRun took off each line it restored (by new line index). */
   const shifts = new Map<number, string>();
-  /** Lines the stage rewrote one for one (`extra.sendRequest` → `ctx.mcpReq.send`): [old start, new start, count]. */
-  const replaced: Array<[number, number, number]> = [];
+  /** Lines the stage rewrote (`extra.sendRequest` → `ctx.mcpReq.send`) or added (a marker above them). */
+  const rewritten: Array<{ oldStart: number; oldCount: number; newStart: number; newCount: number }> = [];
   let removedAt: [number, number] | undefined;
   for (const change of changes) {
     const count = change.count ?? change.value.length;
     if (change.added) for (let i = 0; i < count; i++) added.add(newLine + i);
-    if (change.added && removedAt?.[1] === count) replaced.push([removedAt[0], newLine, count]);
+    if (change.added) rewritten.push({ oldStart: removedAt?.[0] ?? oldLine, oldCount: removedAt?.[1] ?? 0, newStart: newLine, newCount: count });
     removedAt = change.removed ? [oldLine, count] : undefined;
     if (change.added) newLine += count;
     else if (change.removed) oldLine += count;
@@ -40,20 +40,30 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
       newLine += count;
     }
   }
-  // A rewritten line inside a block the stage moved deeper moves back with it: by the shift of the
-  // restored lines around it, when it is that much deeper than the line it replaced.
-  for (const [oldStart, newStart, count] of replaced) {
-    const around = shifts.get(newStart - 1) ?? shifts.get(newStart + count);
+  // A rewritten line inside a block the stage moved deeper moves back with it, by the shift of the
+  // restored lines around it: where it replaced as many lines, when it is that much deeper than the
+  // line it replaced; otherwise (a marker above it) when it is that much deeper than the shallowest
+  // line the block replaced.
+  for (const { oldStart, oldCount, newStart, newCount } of rewritten) {
+    const around = shifts.get(newStart - 1) ?? shifts.get(newStart + newCount);
     if (!around) continue;
-    for (let i = 0; i < count; i++) {
-      const [was, now] = [before[oldStart + i]!, after[newStart + i]!];
-      if (literal.has(newStart + i) || was.trim() === '') continue;
-      if (indent(now) === indent(was) + around) out[newStart + i] = indent(was) + now.trimStart();
+    const replaced = before.slice(oldStart, oldStart + oldCount).filter(line => line.trim() !== '');
+    const shallowest = Math.min(...replaced.map(line => indent(line).length), Infinity);
+    for (let i = 0; i < newCount; i++) {
+      const now = after[newStart + i]!;
+      if (literal.has(newStart + i) || now.trim() === '') continue;
+      if (oldCount === newCount) {
+        const was = before[oldStart + i]!;
+        if (was.trim() !== '' && indent(now) === indent(was) + around) out[newStart + i] = indent(was) + now.trimStart();
+      } else if (indent(now).endsWith(around) && indent(now).length - around.length >= (replaced.length > 0 ? shallowest : 0)) {
+        out[newStart + i] = indent(now).slice(0, -around.length) + now.trimStart();
+      }
     }
   }
-  // A raw shape the stage wrapped into `z.object({...})`: its new closing line (`}),`) lines up with
-  // the line the call starts on, as the `},` it replaced did.
-  for (const [open, close] of wrappedShapes(fileName, upgraded)) {
+  // A closing line the stage wrote (`}),` of a raw shape it wrapped into `z.object({...})`, `});` of
+  // a registration it re-printed) lines up with the line its call starts on, the outermost call
+  // closing there, as the lines it replaced did.
+  for (const [close, open] of callsClosing(fileName, upgraded)) {
     if (added.has(close) && /^[)\]}]+[,;]?$/.test(out[close]!.trim()) && indent(out[close]!).length > indent(out[open]!).length) {
       out[close] = indent(out[open]!) + out[close]!.trim();
     }
@@ -86,15 +96,15 @@ export function restoreIndentation(fileName: string, original: string, upgraded:
   }
 }
 
-/** `z.object({...})` calls over several lines: the lines (0-based) they start and end on. */
-function wrappedShapes(fileName: string, text: string): Array<[number, number]> {
-  const found: Array<[number, number]> = [];
+/** Calls over several lines, by the line (0-based) they end on: the line the outermost of them starts on. */
+function callsClosing(fileName: string, text: string): Map<number, number> {
+  const found = new Map<number, number>();
   const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const lineOf = (pos: number) => file.getLineAndCharacterOfPosition(pos).line;
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'object') {
+    if (ts.isCallExpression(node)) {
       const [start, end] = [lineOf(node.getStart(file)), lineOf(node.getEnd())];
-      if (end > start) found.push([start, end]);
+      if (end > start && !found.has(end)) found.set(end, start);
     }
     node.forEachChild(visit);
   };

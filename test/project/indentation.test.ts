@@ -58,6 +58,50 @@ describe('indentation the v1-to-v2 stage only moved', () => {
     expect(restoreIndentation('f.ts', v1, odd).split('\n')[2]).toBe('        const answer = await ctx.mcpReq.send(request, ListRootsResultSchema);');
   });
 
+  it('goes back for a rewritten line with a marker the stage put above it, by the shift around them', () => {
+    const v1 = lines(
+      "server.tool('t', async (extra) => {",
+      '  await report(extra);',
+      '  return done;',
+      '});',
+    );
+    const v2 = lines(
+      "server.registerTool('t', {}, async (ctx) => {",
+      '      /* @mcp-codemod-error The context object is forwarded to report(…) */',
+      '      await report(ctx);',
+      '      return done;',
+      '});',
+    );
+    expect(restoreIndentation('f.ts', v1, v2)).toBe(lines(
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  /* @mcp-codemod-error The context object is forwarded to report(…) */',
+      '  await report(ctx);',
+      '  return done;',
+      '});',
+    ));
+  });
+
+  it('puts the closing line of a registration the stage re-printed on one line where its call starts', () => {
+    const v1 = lines(
+      '  server.tool(',
+      "    'ping',",
+      '    async () => {',
+      '      return pong;',
+      '    },',
+      '  );',
+    );
+    const v2 = lines(
+      "  server.registerTool('ping', {}, async () => {",
+      '              return pong;',
+      '            });',
+    );
+    expect(restoreIndentation('f.ts', v1, v2)).toBe(lines(
+      "  server.registerTool('ping', {}, async () => {",
+      '      return pong;',
+      '  });',
+    ));
+  });
+
   it('goes back for a raw shape wrapped into z.object({...}): its lines and its closing line', () => {
     const shape = lines(
       "server.registerTool('t', {",
