@@ -299,7 +299,8 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       }
       if (verdict.kind === 'refuse') {
         const by = context.type === 'handler' ? describeHandlers([context.handler]) : `helper ${context.helperName}()`;
-        return refused(verdict.reason, `where ${by} calls ${split.name}() (${at}): ${verdict.hint}`);
+        // The obstacle first (a marker keeps the first clause), then where the chain meets it.
+        return refused(verdict.reason, `${verdict.hint.replace(/\.$/, '')} (where ${by} calls ${split.name}(), ${at}).`);
       }
       const prior = result.verdict as Extract<Verdict, { kind: 'migrate' }>;
       result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
@@ -610,13 +611,13 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
   const elsewhere = constructions.filter(c => c.getSourceFile() !== handler.fn.getSourceFile());
   const unwritable = elsewhere.find(c => !isProjectSource(c.getSourceFile()));
   if (unwritable) {
-    return refuse('server-not-found', `the server this handler is registered on is constructed in ${where(unwritable)}, a declaration file or package, where its requestState codec cannot be wired; migrate by hand.`);
+    return refuse('server-not-found', `the handler's server is constructed in ${where(unwritable)}, a declaration file or package, where its requestState codec cannot be wired; migrate by hand.`);
   }
   if (elsewhere.length > 0 && !resolver.crossFileServers) {
-    return refuse('server-not-found', `the server this handler is registered on is constructed in another file (${where(elsewhere[0]!)}), where its requestState codec would have to be wired; run mrtr-migrate on the project (it plans both files together) or migrate by hand.`);
+    return refuse('server-not-found', `the handler's server is constructed in another file (${where(elsewhere[0]!)}), where its requestState codec would have to be wired; run mrtr-migrate on the project (it plans both files together) or migrate by hand.`);
   }
   if (constructions.length === 0) {
-    return refuse('server-not-found', 'the server this handler is registered on is not constructed in this file or in a file that calls it, so its requestState codec cannot be wired; construct it where the handler can be traced to it or migrate by hand.');
+    return refuse('server-not-found', 'the handler\'s server is not constructed in this file or in a file that calls it, so its requestState codec cannot be wired; construct it where the handler can be traced to it or migrate by hand.');
   }
   // `new AppServer(info, options)` hands its options to the SDK only when no class in between has a constructor of its own.
   for (const c of constructions) {

@@ -76,7 +76,7 @@ function fromLiteral(ts: TS, literal: ts.ObjectLiteralExpression, valuesDropped:
     const byName = judge([name]).problem;
     if (byName) return { names, notes: [], problem: byName };
     if (valuesDropped && ts.isPropertyAssignment(property) && !dropsSafely(ts, property.initializer)) {
-      return { names, notes: [], problem: `the value of call option ${name} (\`${short(property.initializer.getText())}\`) would be dropped with the call and may have side effects; compute it in a statement before the call.` };
+      return { names, notes: [], problem: `call option ${name}'s value (\`${short(property.initializer.getText())}\`) would be dropped with the call and may have side effects; compute it in a statement before the call.` };
     }
     if (ts.isGetAccessorDeclaration(property) || ts.isSetAccessorDeclaration(property)) {
       return { names, notes: [], problem: `call option ${name} is an accessor; write a plain value.` };

@@ -269,7 +269,7 @@ function parallelAround(ts: TS, call: ts.Node, fn: ts.Node): { awaited: ts.Expre
   if (!combinatorCall || !ts.isCallExpression(combinatorCall) || !isParallelCombinator(ts, combinatorCall) || combinatorCall.arguments[0] !== list) return undefined;
   const name = ((skipOuter(ts, combinatorCall.expression) as ts.PropertyAccessExpression).name.text);
   if (name !== 'all' && name !== 'allSettled') {
-    return { problem: `Promise.${name} settles with the first question answered, which a round of inputRequests cannot express (the client answers all of them); ask one question, or all with Promise.all.` };
+    return { problem: `Promise.${name} settles with the first answer, which one round of inputRequests cannot express (the client answers all of them); ask one question, or all with Promise.all.` };
   }
   if (list.elements.some(e => ts.isSpreadElement(e))) return { problem: 'Promise.all spreads a list of questions; the number of questions must be fixed to ask them in one round.' };
   const awaited = awaitedOf(ts, combinatorCall);

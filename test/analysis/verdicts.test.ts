@@ -90,7 +90,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '});',
     ].join('\n'), { typed: true });
     expect(verdicts(options)).toEqual(['7 refuse:unsupported-construct']);
-    expect(hint(options.sites[0]!)).toMatch(/value of call option timeout \(`Number\(process\.env\.WAIT\)`\) would be dropped/);
+    expect(hint(options.sites[0]!)).toMatch(/call option timeout's value \(`Number\(process\.env\.WAIT\)`\) would be dropped/);
 
     // A guard no longer blocks its handler: the question's own problem (the Date local) is reported, and the guard waits with it.
     const guard = analyzeSnippet([
@@ -201,7 +201,7 @@ describe('call options', () => {
 
   it('stay refused when dropping them is not safe or has no MRTR meaning', () => {
     const cases: Array<[string, RegExp]> = [
-      ['{ timeout: computeWait() }', /value of call option timeout \(`computeWait\(\)`\) would be dropped with the call and may have side effects/],
+      ['{ timeout: computeWait() }', /call option timeout's value \(`computeWait\(\)`\) would be dropped with the call and may have side effects/],
       ['{ ...defaults }', /spread another object/],
       ['makeOptions()', /computed by an expression the rewrite would drop/],
       ["{ relatedTask: { taskId: 't1' } }", /relatedTask queues the question on a task .*deprecated wire vocabulary/],
@@ -963,7 +963,7 @@ describe('handlers behind a wrapper that shapes their result', () => {
     ];
     const { typed } = analyzeBoth([...V2, ASK, ...registrar, "register('confirm', async () => { return await confirm(); });"].join('\n'));
     expect(typed.sites.map(s => verdictNotation(s.verdict))).toEqual(['refuse:unsupported-construct', 'review']);
-    expect(hint(typed.sites[0]!)).toMatch(/: the callback that calls this handler also asks the client itself/);
+    expect(hint(typed.sites[0]!)).toMatch(/^the callback that calls this handler also asks the client itself.* \(where .* calls confirm\(\), line \d+\)\.$/);
   });
 
   it('a wrapper shared by tools with and without arguments is refused for each: it takes the context at two places', () => {

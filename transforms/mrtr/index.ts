@@ -336,7 +336,26 @@ function stateTypeStem(ts: TS, handler: Handler): string {
   return named && ts.isIdentifier(named) ? named.text : handler.method.replace('/', ' ');
 }
 
-/** `// mrtr-migrate: <reason> — <hint>` above each refused site's statement, once. */
+/** The longest marker (after its indentation): one line a reader takes in at a glance; the report has the rest. */
+export const MARKER_MAX = 160;
+
+/**
+ * `// mrtr-migrate: <reason> — <obstacle>`: the hint's first clause (up to `; ` or `: `, where the
+ * hint goes on to the why and the advice), cut at a word with `…` where even that is too long. The
+ * whole hint is in the report.
+ */
+export function markerText(reason: string, hint: string): string {
+  const head = `// ${MARKER} ${reason} — `;
+  const flat = hint.replace(/\s+/g, ' ').trim();
+  if (head.length + flat.length <= MARKER_MAX) return head + flat;
+  const clause = /^(.+?)(?:; |: )/.exec(flat)?.[1] ?? flat.replace(/\.$/, '');
+  if (head.length + clause.length <= MARKER_MAX) return head + clause;
+  const room = MARKER_MAX - head.length - 1;
+  const cut = clause.slice(0, room + 1);
+  return head + (cut.includes(' ') ? cut.slice(0, cut.lastIndexOf(' ')) : cut.slice(0, room)).replace(/[\s,;:(]+$/, '') + '…';
+}
+
+/** `// mrtr-migrate: <reason> — <hint>` above each refused site's statement, once (markerText). */
 function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals: Array<[number, number]>, newline: string): Edit[] {
   const text = sourceFile.text;
   const edits: Edit[] = [];
@@ -352,8 +371,7 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
     const previousLine = text.slice(text.lastIndexOf('\n', lineStart - 2) + 1, lineStart);
     if (previousLine.includes(MARKER)) continue;
     const indent = indentAt(text, lineStart);
-    const hint = site.verdict.hint.replace(/\s+/g, ' ');
-    edits.push({ start: lineStart, end: lineStart, text: `${indent}// ${MARKER} ${site.verdict.reason} — ${hint}${newline}` });
+    edits.push({ start: lineStart, end: lineStart, text: `${indent}${markerText(site.verdict.reason, site.verdict.hint)}${newline}` });
   }
   return edits;
 }
