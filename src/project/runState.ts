@@ -3,6 +3,7 @@ import type { Project, SourceFile, ts } from 'ts-morph';
 import type { ProjectIndex } from '../analysis/index.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform } from '../../transforms/index.js';
+import { markerText } from '../../transforms/mrtr/index.js';
 import type { ReadFile } from './load.js';
 import type { DeclarationStubs } from './declarationStubs.js';
 import type { GitState } from './git.js';
@@ -251,6 +252,26 @@ export function markUndone(site: SiteReport, status: 'rolled-back' | 'not-writte
   site.status = status;
   site.hint = why;
   site.todo = [`Migrate by hand: ${why}`, ...site.todo.filter(t => !t.startsWith('Migrate by hand'))];
+}
+
+/**
+ * A rolled-back file keeps the push calls of the sites it undid: each gets a marker with the
+ * rollback's cause, as a refused site gets its reason, so no push call is left in a written file
+ * without one (and a second run, which finds the marker, adds none). Only where the file is back to
+ * the text the rewrite analysed, whose lines the sites name.
+ */
+export function markRolledBack(entry: Entry, sites: readonly SiteReport[], cause: string): void {
+  const text = entry.sourceFile?.getFullText();
+  if (text === undefined || text !== entry.afterSdkUpgrade) return;
+  const lines = text.split('\n');
+  const cr = text.includes('\r\n') ? '\r' : '';
+  const at = [...new Set(sites.flatMap(s => (s.markerLine === undefined ? [] : [s.markerLine - 1])))].sort((a, b) => b - a);
+  for (const index of at) {
+    if (index >= lines.length || (index > 0 && lines[index - 1]!.includes('mrtr-migrate:'))) continue;
+    const indent = /^[ \t]*/.exec(lines[index]!)![0];
+    lines.splice(index, 0, `${indent}${markerText('rolled-back', cause)}${cr}`);
+  }
+  entry.sourceFile!.replaceWithText(lines.join('\n'));
 }
 
 /** `run` the first time the result is called; later calls give what it returned. */

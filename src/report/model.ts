@@ -45,6 +45,8 @@ export interface SiteReport {
   todo: string[];
   /** Lines of the enclosing handler in the text the rewrite started from, to cut its diff out of the file diff. */
   handlerLines: { start: number; end: number } | undefined;
+  /** Line, in the text the rewrite started from, above which the site's marker goes (a rolled-back site gets one too). */
+  markerLine?: number;
 }
 
 export interface Diagnostic {

@@ -45,7 +45,7 @@ describe('JavaScript servers', () => {
     expect(again.files.filter(f => f.changed)).toEqual([]);
   });
 
-  it('refuses, and writes nothing, when the server of such modules is built in a CommonJS module', async () => {
+  it('refuses, and writes nothing but a marker above each question, when the server of such modules is built in a CommonJS module', async () => {
     const dir = tempProject('javascript');
     cpSync(join(FIXTURES, 'v2-javascript-across-files', 'input'), dir, { recursive: true });
     const index = readFileSync(join(dir, 'index.mjs'), 'utf8')
@@ -57,7 +57,12 @@ describe('JavaScript servers', () => {
     const report = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
     expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['jobs.mjs:18 rolled-back', 'queue.mjs:10 rolled-back']);
     expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/its server is built in a CommonJS module \(index\.cjs\), and a codec shared by several modules is generated as TypeScript or as an ES module only/);
-    expect(report.files.filter(f => f.written)).toEqual([]);
+    expect(report.files.filter(f => f.written).map(f => f.file)).toEqual(['jobs.mjs', 'queue.mjs']);
+    for (const file of ['jobs.mjs', 'queue.mjs']) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text.replace(/^[ \t]*\/\/ mrtr-migrate: .*\n/m, ''), file).toBe(readFileSync(join(FIXTURES, 'v2-javascript-across-files', 'input', file), 'utf8'));
+      expect(text, file).toMatch(/\/\/ mrtr-migrate: rolled-back — its server is built in a CommonJS module \(index\.cjs\), and a codec shared by several modules/);
+    }
     expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
   });
 });

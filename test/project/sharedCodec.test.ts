@@ -23,6 +23,11 @@ function project(fixture = FIXTURE): string {
 
 const FILES = ['deploy.ts', 'effects.ts', 'index.ts', 'notes.ts'];
 const snapshot = (dir: string, files = FILES) => Object.fromEntries(files.map(f => [f, readFileSync(join(dir, f), 'utf8')]));
+const MARKER_LINE = /^[ \t]*\/\/ mrtr-migrate: .*\n/gm;
+/** The files without the markers a run added: a rolled-back or refused site's only change. */
+const withoutMarkers = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([f, text]) => [f, text.replace(MARKER_LINE, '')]));
+/** The marker lines of the files. */
+const markersOf = (files: Record<string, string>) => Object.entries(files).flatMap(([f, text]) => (text.match(MARKER_LINE) ?? []).map(m => `${f}: ${m.trim()}`));
 
 /** A transform that breaks one file after the rewrite: it gains a type error. */
 function breaking(file: string): Transform {
@@ -56,9 +61,14 @@ describe('a server whose handlers span files', () => {
     const before = snapshot(dir);
     // Stands for a rewrite that breaks one file of the three: notes.ts gains an error after the rewrite.
     const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breaking('notes.ts')] });
-    expect(snapshot(dir)).toEqual(before);
+    // Each push call left gets a marker with the rollback's cause, and nothing else changes.
+    expect(withoutMarkers(snapshot(dir))).toEqual(before);
+    const cause = 'mrtr-migrate: rolled-back — the rewrite of notes.ts added 1 type error(s)';
+    expect(markersOf(snapshot(dir))).toEqual([`deploy.ts: // ${cause}`, `deploy.ts: // ${cause}`, `notes.ts: // ${cause}`]);
     expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
     expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['deploy.ts:18 rolled-back', 'deploy.ts:31 rolled-back', 'notes.ts:13 rolled-back']);
+    const again = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breaking('notes.ts')] });
+    expect(again.files.filter(f => f.written)).toEqual([]);
     const rolledBack = report.diagnostics.find(d => d.code === 'verify/rolled-back')!;
     expect(rolledBack.message).toMatch(/^the files whose handlers share one requestState codec or an asking helper \(deploy\.ts, notes\.ts, index\.ts\) were rolled back together: the rewrite of notes\.ts added 1 type error\(s\) \(line \d+: TS2322/);
   });
@@ -113,7 +123,8 @@ describe('an asking helper used by several modules', () => {
     const dir = project(HELPER_FIXTURE);
     const before = snapshot(dir, HELPER_FILES);
     const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breaking('orders.ts')] });
-    expect(snapshot(dir, HELPER_FILES)).toEqual(before);
+    expect(withoutMarkers(snapshot(dir, HELPER_FILES))).toEqual(before);
+    expect(markersOf(snapshot(dir, HELPER_FILES)).length).toBe(report.sites.length);
     expect(existsSync(join(dir, 'requestState.ts'))).toBe(false);
     expect(new Set(report.sites.map(s => s.status))).toEqual(new Set(['rolled-back']));
     expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/\(accounts\.ts, .*ask\.ts.*\) were rolled back together: the rewrite of orders\.ts added 1 type error/);
@@ -123,8 +134,10 @@ describe('an asking helper used by several modules', () => {
     const dir = project(HELPER_FIXTURE);
     const before = snapshot(dir, HELPER_FILES);
     const report = await migrate({ cwd: dir, force: true, paths: ['ask.ts', 'orders.ts', 'index.ts'] });
-    expect(snapshot(dir, HELPER_FILES)).toEqual(before);
-    expect(report.files.filter(f => f.written)).toEqual([]);
+    // Only a marker above each push call left, naming why.
+    expect(withoutMarkers(snapshot(dir, HELPER_FILES))).toEqual(before);
+    expect(report.files.filter(f => f.written).map(f => f.file)).toEqual(['ask.ts']);
+    expect(markersOf(snapshot(dir, HELPER_FILES))).toEqual([expect.stringMatching(/^ask\.ts: \/\/ mrtr-migrate: rolled-back — an asking helper links them to accounts\.ts, which this run does not rewrite/)]);
     expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/accounts\.ts/);
   });
 
@@ -134,8 +147,9 @@ describe('an asking helper used by several modules', () => {
     writeFileSync(join(dir, 'scripts', 'smoke.ts'), "import { askYesNo } from '../ask.js';\nexport const check = askYesNo;\n");
     const before = snapshot(dir, HELPER_FILES);
     const report = await migrate({ cwd: dir, force: true, paths: HELPER_FILES });
-    expect(snapshot(dir, HELPER_FILES)).toEqual(before);
-    expect(report.files.filter(f => f.written)).toEqual([]);
+    expect(withoutMarkers(snapshot(dir, HELPER_FILES))).toEqual(before);
+    const cause = 'mrtr-migrate: rolled-back — askYesNo() is split, but scripts/smoke.ts, which this run does not analyse, also names it and would lose it';
+    expect(markersOf(snapshot(dir, HELPER_FILES))).toEqual([`accounts.ts: // ${cause}`, `ask.ts: // ${cause}`]);
     expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message)
       .toMatch(/askYesNo\(\) is split, but scripts\/smoke\.ts, which this run does not analyse, also names it/);
   });

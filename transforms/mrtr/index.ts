@@ -178,7 +178,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   }
   edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
 
-  const sites = analysis.sites.map(site => siteReport(sourceFile, site, cwd));
+  const sites = analysis.sites.map(site => siteReport(ts, sourceFile, site, cwd, literals));
   const alreadyMigrated = analysis.handlers
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && RETURNS_INPUT_REQUIRED.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
@@ -363,9 +363,7 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
   for (const site of sites) {
     // A suppressed site is left exactly as it is: its ignore comment already says why.
     if (site.verdict.kind !== 'refuse' || isIgnored(site.verdict)) continue;
-    const statement = statementOf(ts, site.node, sourceFile) ?? site.node;
-    let lineStart = text.lastIndexOf('\n', statement.getStart(sourceFile) - 1) + 1;
-    while (literals.some(([s, e]) => lineStart > s && lineStart < e)) lineStart = text.lastIndexOf('\n', lineStart - 2) + 1;
+    const lineStart = markerLineStart(ts, sourceFile, site, literals);
     if (seen.has(lineStart)) continue;
     seen.add(lineStart);
     const previousLine = text.slice(text.lastIndexOf('\n', lineStart - 2) + 1, lineStart);
@@ -376,7 +374,16 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
   return edits;
 }
 
-function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteReport {
+/** Where a site's marker goes: the start of the line its statement starts on, above any literal it is inside. */
+function markerLineStart(ts: TS, sourceFile: ts.SourceFile, site: Site, literals: Array<[number, number]>): number {
+  const text = sourceFile.text;
+  const statement = statementOf(ts, site.node, sourceFile) ?? site.node;
+  let lineStart = text.lastIndexOf('\n', statement.getStart(sourceFile) - 1) + 1;
+  while (literals.some(([s, e]) => lineStart > s && lineStart < e)) lineStart = text.lastIndexOf('\n', lineStart - 2) + 1;
+  return lineStart;
+}
+
+function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, literals: Array<[number, number]>): SiteReport {
   const handler = site.context.type === 'handler' ? site.context.handler : undefined;
   const diffed = handler?.fn ?? (site.context.type === 'helper' ? site.context.helper : undefined);
   const lineOf = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line + 1;
@@ -415,6 +422,7 @@ function siteReport(sourceFile: ts.SourceFile, site: Site, cwd: string): SiteRep
     todo,
     // For a question in a helper, the diff shows the helper (split into its request and result parts).
     handlerLines: diffed ? { start: lineOf(diffed.getStart(sourceFile)), end: lineOf(diffed.getEnd()) } : undefined,
+    markerLine: lineOf(markerLineStart(ts, sourceFile, site, literals)),
   };
 }
 

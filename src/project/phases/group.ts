@@ -3,7 +3,7 @@ import { ts, type SourceFile } from 'ts-morph';
 import { isJavaScriptFile } from '../../analysis/typeSyntax.js';
 import { sourcesMatching } from '../discover.js';
 import { ownerManifest } from '../packageJson.js';
-import { joinEntry, markUndone, newEntry, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { joinEntry, markRolledBack, markUndone, newEntry, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { fileOfKey, moduleText, wiredText } from '../sharedCodec.js';
 
 /**
@@ -121,7 +121,11 @@ function linkedGroups(run: RunState, sharedGroup: Entry[]): Entry[][] {
  * Put every file of a group back as it was before the rewrite, say why once, and empty the group
  * (its files are then on their own: nothing else undoes them for the group).
  */
-export function undoGroup(run: RunState, group: Entry[], why: string): void {
+/**
+ * `cause`: the reason in the few words a marker holds, where `why` quotes an error (default: `why`);
+ * false where the files are not to be written at all (markers would write them).
+ */
+export function undoGroup(run: RunState, group: Entry[], why: string, cause: string | false = why): void {
   const files = group.filter(e => !e.created).map(e => e.rel);
   run.diagnostics.push({
     level: 'error', source: 'verify', code: 'verify/rolled-back', file: files[0], line: undefined,
@@ -139,9 +143,9 @@ export function undoGroup(run: RunState, group: Entry[], why: string): void {
     entry.rolledBack = true;
     if (entry.beforeWiring === undefined) entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
     else entry.changedBy = entry.changedBy.filter(id => id !== 'mrtr');
-    for (const site of entry.sites) {
-      if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the files sharing this server's requestState codec or an asking helper were rolled back together: ${why}.`);
-    }
+    const undone = entry.sites.filter(site => site.status === 'migrated' || site.status === 'migrated-for-review');
+    for (const site of undone) markUndone(site, 'rolled-back', `the files sharing this server's requestState codec or an asking helper were rolled back together: ${why}.`);
+    if (cause !== false) markRolledBack(entry, undone, `${cause}; the files sharing this server's requestState codec or an asking helper were rolled back together`);
   }
   group.length = 0;
 }

@@ -1,4 +1,4 @@
-import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { markRolledBack, markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { addedErrors, typeErrorsOf } from '../typeCheck.js';
 import { undoGroup } from './group.js';
 import { clip, countOf, holdBack, onDisk } from './holdBack.js';
@@ -31,7 +31,7 @@ export function verify(run: RunState): void {
     for (const group of run.groups) {
       const first = broken.find(e => group.includes(e));
       if (!first) continue;
-      undoGroup(run, group, `the rewrite of ${first.rel} added ${countOf(first.newTypeErrors)}`);
+      undoGroup(run, group, `the rewrite of ${first.rel} added ${countOf(first.newTypeErrors)}`, `the rewrite of ${first.rel} added ${first.newTypeErrors.length} type error(s)`);
     }
     if (broken.length === 0) break;
     pending = pending.filter(e => !e.rolledBack);
@@ -63,7 +63,8 @@ function rollBack(run: RunState, entry: Entry): void {
     level: 'error', source: 'verify', code: 'verify/rolled-back', file: entry.rel, line: undefined,
     message: `the rewrite added ${entry.newTypeErrors.length} type error(s) and was rolled back (${first}${entry.newTypeErrors.length > 1 ? '; ...' : ''}); migrate this file by hand or report the case.`,
   });
-  for (const site of entry.sites) {
-    if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
-  }
+  const undone = entry.sites.filter(site => site.status === 'migrated' || site.status === 'migrated-for-review');
+  for (const site of undone) markUndone(site, 'rolled-back', `the rewrite added type errors and was rolled back: ${first}`);
+  const code = /\bTS\d+/.exec(first)?.[0];
+  markRolledBack(entry, undone, `the rewrite added ${entry.newTypeErrors.length} type error(s)${code ? ` (${code} first)` : ''} and was rolled back; the report lists them`);
 }

@@ -13,7 +13,7 @@ export async function writeSources(run: RunState): Promise<void> {
   // The files of a group are written all or none: check them all before writing any.
   for (const group of run.groups) {
     const groupProblem = group.length > 0 ? writeProblem(group.filter(e => changed.includes(e))) : undefined;
-    if (groupProblem) undoGroup(run, group, `${groupProblem}, so none of them was written`);
+    if (groupProblem) undoGroup(run, group, `${groupProblem}, so none of them was written`, false);
   }
   const signal = run.options.signal;
   for (const [i, entry] of changed.entries()) {
@@ -40,7 +40,7 @@ export async function writeSources(run: RunState): Promise<void> {
     } catch (error) {
       entry.error = `not written: ${errorText(error)}`;
       const group = entry.created ? run.groupOf(entry) : undefined;
-      if (group) undoGroup(run, group, `the module ${entry.rel} could not be written (${errorText(error)})`);
+      if (group) undoGroup(run, group, `the module ${entry.rel} could not be written (${errorText(error)})`, false);
       for (const site of entry.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', entry.error);
     }
     await new Promise<void>(resolve => setImmediate(resolve));
