@@ -403,6 +403,8 @@ function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
       return why;
     case 'other-method':
       return 'handler-kind';
+    case 'relay':
+      return 'relay';
     case 'function-value':
       return 'unsupported-construct';
     default:
@@ -432,6 +434,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
         return refuse(reason, `${context.detail}; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged (that is rewritten), or migrate by hand.`);
       case 'no-live-request':
         return refuse(reason, `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
+      case 'relay':
+        return refuse(reason, `${context.detail}; pass the question through instead: where this server's tool calls the upstream, return the upstream's input-required result as its own and send the client's answers back on the retry (by hand).`);
       default:
         return refuse(reason, context.detail);
     }

@@ -41,6 +41,10 @@ export class ContextFinder {
         if (callee === 'setNotificationHandler') {
           return { type: 'no-request', why: 'notification-handler', detail: 'notification handlers have no request to answer' };
         }
+        const relayed = callee === 'setRequestHandler' ? clientRequestMethod(ts, container) : undefined;
+        if (relayed) {
+          return { type: 'no-request', why: 'relay', detail: `inside the ${relayed} request an upstream server sent this process's MCP client` };
+        }
         handed ??= handedToParameter(ts, container, parent as ts.Expression);
         continue; // an inline callback (map, then, new Promise, ...): keep walking out
       }
@@ -143,6 +147,27 @@ export function skipParens(ts: TS, node: ts.Node): ts.Node {
   let n = node;
   while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAsExpression(n.parent))) n = n.parent;
   return n;
+}
+
+/** The requests a server sends its client, by the v1 schema that names them and by method. */
+const CLIENT_REQUESTS: Record<string, string> = {
+  ElicitRequestSchema: 'elicitation/create',
+  CreateMessageRequestSchema: 'sampling/createMessage',
+  ListRootsRequestSchema: 'roots/list',
+  'elicitation/create': 'elicitation/create',
+  'sampling/createMessage': 'sampling/createMessage',
+  'roots/list': 'roots/list',
+};
+
+/**
+ * The method of `x.setRequestHandler(ElicitRequestSchema | 'elicitation/create', ...)`: a request a
+ * server sends its client, so `x` is an MCP client and the handler answers an upstream server.
+ */
+function clientRequestMethod(ts: TS, call: ts.CallExpression): string | undefined {
+  const first = call.arguments[0] && skipOuter(ts, call.arguments[0]);
+  if (!first) return undefined;
+  const name = ts.isIdentifier(first) ? first.text : ts.isPropertyAccessExpression(first) ? first.name.text : ts.isStringLiteralLike(first) ? first.text : undefined;
+  return name === undefined ? undefined : CLIENT_REQUESTS[name];
 }
 
 function calleeName(ts: TS, call: ts.CallExpression): string | undefined {

@@ -93,6 +93,8 @@ export type NoRequestWhy =
   | 'detached-task'
   | 'fire-and-forget'
   | 'unreachable-helper'
+  /** Runs in a request handler of an MCP client (`upstream.setRequestHandler(ElicitRequestSchema, ...)`). */
+  | 'relay'
   /** Runs in a function handed as a value to one of the project's functions, which calls it later (a registrar). */
   | 'function-value';
 
@@ -153,6 +155,8 @@ export type RefusalReason =
   | 'secret-in-state'
   /** A push-shaped call on a receiver whose type is `any`: the checker cannot tell it is the SDK's. */
   | 'untyped-receiver'
+  /** Inside a request handler of an MCP client: a question an upstream server asked, relayed to this server's client. */
+  | 'relay'
   /** Under a `// mrtr-migrate-ignore <reason>` comment (see suppressions.ts). */
   | 'ignored';
 

@@ -27,6 +27,30 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(untyped)).toEqual(['5 refuse:no-live-request']);
   });
 
+  it('a relay, inside a request handler of an MCP client, comes before loops; by the v1 schema or the v2 method', () => {
+    const v1 = analyzeBoth([
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { Client } from '@modelcontextprotocol/sdk/client/index.js';",
+      "import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';",
+      "const server = new McpServer({ name: 'g', version: '1' });",
+      "const upstream = new Client({ name: 'u', version: '1' });",
+      'upstream.setRequestHandler(ElicitRequestSchema, async (request) => {',
+      '  for (let i = 0; i < 2; i++) await server.server.elicitInput(request.params);',
+      "  return { action: 'decline' as const };",
+      '});',
+    ].join('\n'));
+    expect(verdicts(v1.typed)).toEqual(['7 refuse:relay']);
+    expect(verdicts(v1.untyped)).toEqual(['7 refuse:relay']);
+    expect(hint(v1.typed.sites[0]!)).toMatch(/^inside the elicitation\/create request an upstream server sent this process's MCP client; pass the question through instead/);
+    const v2 = analyzeBoth([
+      ...V2,
+      "import { Client } from '@modelcontextprotocol/client';",
+      "const upstream = new Client({ name: 'u', version: '1' });",
+      "upstream.setRequestHandler('roots/list', async () => ({ roots: (await server.server.listRoots()).roots }));",
+    ].join('\n'));
+    expect(verdicts(v2.typed)).toEqual(['6 refuse:relay']);
+  });
+
   it('a handler kind that cannot ask comes before loops', () => {
     const { typed } = analyzeBoth([
       ...V2,
