@@ -97,8 +97,11 @@ export class ContextFinder {
       }
     }
     let result: SiteContext;
+    let timer: string | undefined;
     if (handlers.length > 0) {
       result = { type: 'helper', helper: fn, helperName: name, handlers, unreachableFrom };
+    } else if (callers.length === 0 && (timer = timerHandingOver(ts, fn))) {
+      result = { type: 'no-request', why: 'detached-task', detail: `${name} runs later, from ${timer}, after any request may have finished` };
     } else if (callers.length === 0) {
       const exported = isExported(ts, fn);
       result = {
@@ -147,6 +150,28 @@ export function skipParens(ts: TS, node: ts.Node): ts.Node {
   let n = node;
   while (n.parent && (ts.isParenthesizedExpression(n.parent) || ts.isAsExpression(n.parent))) n = n.parent;
   return n;
+}
+
+/**
+ * `setTimeout(syncRoots, 5000)`: where a function of the file is handed, by its name, to a timer
+ * (`setTimeout() (line 12)`), for a function no call reaches.
+ */
+function timerHandingOver(ts: TS, fn: ts.FunctionLikeDeclaration): string | undefined {
+  const name = functionNameNode(ts, fn);
+  if (!name) return undefined;
+  const file = fn.getSourceFile();
+  let found: string | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(node)) {
+      const callee = calleeName(ts, node);
+      const handed = callee && DETACHING_CALLEES.has(callee) && node.arguments.some(a => ts.isIdentifier(a) && a.text === name.text && resolveIdentifier(ts, a)?.nameNode === name);
+      if (handed) found = `${callee}() (line ${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1})`;
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  return found;
 }
 
 /** The requests a server sends its client, by the v1 schema that names them and by method. */

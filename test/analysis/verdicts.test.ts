@@ -51,6 +51,21 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(v2.typed)).toEqual(['6 refuse:relay']);
   });
 
+  it('a helper handed to a timer by name, and called nowhere, is a detached task that names the timer', () => {
+    const { typed, untyped } = analyzeBoth([
+      ...V2,
+      'let known: string[] = [];',
+      'async function syncRoots(): Promise<void> {',
+      '  const { roots } = await server.server.listRoots();',
+      '  known = roots.map(r => r.uri);',
+      '}',
+      'setInterval(syncRoots, 60_000);',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['6 refuse:detached-task']);
+    expect(verdicts(untyped)).toEqual(['6 refuse:detached-task']);
+    expect(hint(typed.sites[0]!)).toMatch(/^syncRoots runs later, from setInterval\(\) \(line 9\), after any request may have finished; /);
+  });
+
   it('a handler kind that cannot ask comes before loops', () => {
     const { typed } = analyzeBoth([
       ...V2,

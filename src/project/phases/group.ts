@@ -119,11 +119,9 @@ function linkedGroups(run: RunState, sharedGroup: Entry[]): Entry[][] {
 
 /**
  * Put every file of a group back as it was before the rewrite, say why once, and empty the group
- * (its files are then on their own: nothing else undoes them for the group).
- */
-/**
- * `cause`: the reason in the few words a marker holds, where `why` quotes an error (default: `why`);
- * false where the files are not to be written at all (markers would write them).
+ * (its files are then on their own: nothing else undoes them for the group). Each question a file
+ * keeps gets a marker with `cause`, the reason in the few words a marker holds where `why` quotes
+ * an error (default: `why`); none with `false`, where the files are not to be written at all.
  */
 export function undoGroup(run: RunState, group: Entry[], why: string, cause: string | false = why): void {
   const files = group.filter(e => !e.created).map(e => e.rel);
