@@ -35,6 +35,7 @@ const E2E = [
   'test/project/lines.test.ts',
   'test/project/zodUpgrade.test.ts',
   'test/project/invariant.test.ts',
+  'test/project/rolledBack.test.ts',
   'test/report/merge.test.ts',
 ];
 

@@ -256,20 +256,25 @@ export function markUndone(site: SiteReport, status: 'rolled-back' | 'not-writte
 
 /**
  * A rolled-back file keeps the push calls of the sites it undid: each gets a marker with the
- * rollback's cause, as a refused site gets its reason, so no push call is left in a written file
- * without one (and a second run, which finds the marker, adds none). Only where the file is back to
- * the text the rewrite analysed, whose lines the sites name.
+ * rollback's cause, and each refused site of the file gets its reason back (its marker was part of
+ * the rewrite undone), so no push call is left in a written file without one (and a second run,
+ * which finds the markers, adds none). Only where the file is back to the text the rewrite
+ * analysed, whose lines the sites name.
  */
-export function markRolledBack(entry: Entry, sites: readonly SiteReport[], cause: string): void {
+export function markRolledBack(entry: Entry, undone: readonly SiteReport[], cause: string): void {
   const text = entry.sourceFile?.getFullText();
   if (text === undefined || text !== entry.afterSdkUpgrade) return;
+  const markers = new Map<number, string>();
+  for (const site of entry.sites) {
+    if (site.markerLine === undefined || markers.has(site.markerLine - 1)) continue;
+    if (undone.includes(site)) markers.set(site.markerLine - 1, markerText('rolled-back', cause));
+    else if (site.status === 'refused' && site.reason !== undefined) markers.set(site.markerLine - 1, markerText(site.reason, site.hint ?? ''));
+  }
   const lines = text.split('\n');
   const cr = text.includes('\r\n') ? '\r' : '';
-  const at = [...new Set(sites.flatMap(s => (s.markerLine === undefined ? [] : [s.markerLine - 1])))].sort((a, b) => b - a);
-  for (const index of at) {
+  for (const [index, marker] of [...markers].sort(([a], [b]) => b - a)) {
     if (index >= lines.length || (index > 0 && lines[index - 1]!.includes('mrtr-migrate:'))) continue;
-    const indent = /^[ \t]*/.exec(lines[index]!)![0];
-    lines.splice(index, 0, `${indent}${markerText('rolled-back', cause)}${cr}`);
+    lines.splice(index, 0, `${/^[ \t]*/.exec(lines[index]!)![0]}${marker}${cr}`);
   }
   entry.sourceFile!.replaceWithText(lines.join('\n'));
 }

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { TRANSFORMS } from '../../transforms/index.js';
-import type { Transform } from '../../transforms/types.js';
-import { REPO, tempProject } from './tempProject.js';
+import { breaking, REPO, tempProject } from './tempProject.js';
 
 /**
  * A server whose tools are registered from two modules (fixtures/v2-tools-across-files): the files
@@ -28,19 +27,6 @@ const MARKER_LINE = /^[ \t]*\/\/ mrtr-migrate: .*\n/gm;
 const withoutMarkers = (files: Record<string, string>) => Object.fromEntries(Object.entries(files).map(([f, text]) => [f, text.replace(MARKER_LINE, '')]));
 /** The marker lines of the files. */
 const markersOf = (files: Record<string, string>) => Object.entries(files).flatMap(([f, text]) => (text.match(MARKER_LINE) ?? []).map(m => `${f}: ${m.trim()}`));
-
-/** A transform that breaks one file after the rewrite: it gains a type error. */
-function breaking(file: string): Transform {
-  return {
-    id: 'break-file',
-    title: `test: a type error in ${file}`,
-    apply(sourceFile) {
-      if (!sourceFile.getFilePath().endsWith(`/${file}`)) return { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
-      sourceFile.replaceWithText(`${sourceFile.getFullText()}\nexport const broken: number = 'not a number';\n`);
-      return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
-    },
-  };
-}
 
 describe('a server whose handlers span files', () => {
   it('writes the handler files, the wired server file and the new codec module; a second run changes nothing', async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
+import type { Transform } from '../../transforms/types.js';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
 
@@ -27,4 +28,17 @@ export function tscErrors(dir: string, options: string[] = []): string[] {
   } catch (error) {
     return String((error as { stdout?: string }).stdout).split('\n').filter(line => line.includes('error TS'));
   }
+}
+
+/** A transform that breaks one file after the rewrite: it gains a type error. */
+export function breaking(file: string): Transform {
+  return {
+    id: 'break-file',
+    title: `test: a type error in ${file}`,
+    apply(sourceFile) {
+      if (!sourceFile.getFilePath().endsWith(`/${file}`)) return { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
+      sourceFile.replaceWithText(`${sourceFile.getFullText()}\nexport const broken: number = 'not a number';\n`);
+      return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
+    },
+  };
 }
