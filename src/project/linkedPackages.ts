@@ -1,6 +1,7 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ts, type ResolutionHostFactory } from 'ts-morph';
+import { installedVersion } from './packageJson.js';
 
 /**
  * A package linked into the project (`"file:../../packages/lib"`, `npm link`, a workspace symlink)
@@ -104,18 +105,6 @@ function sharedDependencies(real: string, consumer: string): SharedDependency[] 
     shared.push({ name, ownVersion: own, projectVersion: theirs });
   }
   return shared;
-}
-
-/** The version of the copy of `name` that Node's lookup finds from `dir` upwards. */
-function installedVersion(dir: string, name: string): string | undefined {
-  for (let at = dir; ; at = path.dirname(at)) {
-    const manifest = path.join(at, 'node_modules', name, 'package.json');
-    if (existsSync(manifest)) {
-      const version = readJson(manifest)?.version;
-      return typeof version === 'string' ? version : undefined;
-    }
-    if (path.dirname(at) === at) return undefined;
-  }
 }
 
 function readJson(file: string): Record<string, unknown> | undefined {

@@ -44,6 +44,22 @@ export function v2PackagesIn(text: string): string[] {
   return [...found];
 }
 
+/** The version of the copy of `name` Node's lookup finds from `dir` upwards (the first node_modules/name above it). */
+export function installedVersion(dir: string, name: string): string | undefined {
+  for (let at = dir; ; at = path.dirname(at)) {
+    const manifest = path.join(at, 'node_modules', name, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown }).version;
+        return typeof version === 'string' ? version : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
 /** The nearest package.json above a file, not above `stop`. */
 export function ownerManifest(file: string, stop: string): string | undefined {
   let dir = path.dirname(file);

@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { IndentationText, QuoteKind, type SourceFile } from 'ts-morph';
 import { indentUnit } from '../../transforms/mrtr/text.js';
 import { migrateZodV3ToV4 } from 'zod-v3-to-v4/dist/migrate.js';
-import { DEPENDENCY_SECTIONS } from './packageJson.js';
+import { DEPENDENCY_SECTIONS, installedVersion } from './packageJson.js';
 import { splitBom } from './sourceText.js';
 
 /**
@@ -38,7 +38,7 @@ export function importsZod(text: string): boolean {
  */
 export function outdatedZod(manifest: string): ZodStatus | undefined {
   const declared = declaredZod(manifest);
-  const installed = installedZod(path.dirname(manifest));
+  const installed = installedVersion(path.dirname(manifest), 'zod');
   const version = installed ?? (declared !== undefined ? lowestOf(declared) : undefined);
   if (version === undefined) return undefined;
   const [major = NaN, minor = 0] = version.split('.').map(Number);
@@ -57,21 +57,6 @@ function declaredZod(manifest: string): string | undefined {
     // an unreadable manifest declares nothing; the manifest phase says so
   }
   return undefined;
-}
-
-/** The zod Node resolves from `from`: the first node_modules/zod above it. */
-function installedZod(from: string): string | undefined {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const manifest = path.join(dir, 'node_modules', 'zod', 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
-      } catch {
-        return undefined;
-      }
-    }
-    if (path.dirname(dir) === dir) return undefined;
-  }
 }
 
 /**
