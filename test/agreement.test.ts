@@ -17,7 +17,7 @@ const files = [
     ['input.ts', 'input.mjs', 'input.cjs'].map(f => join(fixtures, d, f)).filter(f => existsSync(f))),
 ];
 /** Folder cases (a server in several modules): the lint of each file against the CLI's project run. */
-const folders = readdirSync(fixtures).filter(d => d.startsWith('v2-') && folderEntry(join(fixtures, d, 'input'))).map(d => join(fixtures, d, 'input'));
+const folders = readdirSync(fixtures).filter(d => (d.startsWith('v2-') || d.startsWith('refuse-')) && folderEntry(join(fixtures, d, 'input'))).map(d => join(fixtures, d, 'input'));
 const folderFiles = folders.flatMap(dir => sourceFiles(dir).map(f => join(dir, f)));
 const KIND_OF_RULE = Object.fromEntries(Object.entries(RULE_OF_KIND).map(([kind, rule]) => [rule, kind]));
 const STATUS_OF_MESSAGE: Record<string, string> = { migratable: 'migrated', migratableForReview: 'migrated-for-review', refused: 'refused' };

@@ -38,6 +38,8 @@ export interface TransformContext {
    * text has not changed since, instead of analysing it again.
    */
   planned?: ReadonlyMap<string, PlannedAnalysis> | undefined;
+  /** The project's test files (src/project/testFiles.ts); default: the usual names and folders under `cwd`. */
+  isTestFile?: ((fileName: string) => boolean) | undefined;
 }
 
 /** A file's analysis on the program the run planned with (compiler objects of that program). */

@@ -14,6 +14,7 @@ import { moduleFormatProblem } from './moduleFormat.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
+import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, MrtrMethod, QuestionKind, NoRequestWhy, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
@@ -42,6 +43,11 @@ export interface AnalyzeOptions {
    * edited. A per-file rewrite (jscodeshift) cannot edit the other files and refuses both.
    */
   crossFile?: boolean | undefined;
+  /**
+   * The project's test files (default: the usual names, and the usual folders under the program's
+   * directory): calls there do not decide whether a request reaches a helper.
+   */
+  isTestFile?: TestFilePredicate | undefined;
 }
 
 /** Everything the rewrite needs about one question. */
@@ -150,7 +156,8 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     return scope.raws;
   };
   scopeOf(sourceFile); // the starting file's handlers are known first
-  const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver);
+  const isTestFile = options.isTestFile ?? commonTestFiles(program?.getCurrentDirectory());
+  const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver, isTestFile);
   const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
   const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;
 
@@ -267,10 +274,19 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
     // A caller where no request is live rules the split out whatever the other callers are: that is the reason.
     const callerContexts = new Map(calls.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
+    const fromTests: ts.CallExpression[] = [];
     for (const [caller, context] of callerContexts) {
-      if (context.type === 'no-request') {
-        return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${atOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
+      if (context.type !== 'no-request') continue;
+      if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) {
+        fromTests.push(caller);
+        continue;
       }
+      return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${atOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
+    }
+    // A request reaches it; a test also calls it directly, and that call would break.
+    if (fromTests.length > 0) {
+      const where = fromTests.map(atOf).slice(0, 2).join(', ') + (fromTests.length > 2 ? ` and ${fromTests.length - 2} more` : '');
+      return refused('unsupported-construct', `helper ${split.name}() is also called by a test (${where}); splitting it into request and result parts would break that call, so migrate both by hand.`);
     }
     for (const caller of calls) {
       const foreign = caller.getSourceFile() !== fn.getSourceFile();

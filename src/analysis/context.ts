@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import { enclosingFunction, isFunctionLike, resolveIdentifier } from './scope.js';
 import { callbackFunction } from './handlers.js';
 import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
+import type { TestFilePredicate } from './testFiles.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
 /**
@@ -21,6 +22,8 @@ export class ContextFinder {
     private readonly handlersOf: (file: ts.SourceFile) => Map<ts.FunctionLikeDeclaration, Handler>,
     /** The resolver of a file, which finds the calls of the functions declared in it. */
     private readonly resolverOf: (file: ts.SourceFile) => SdkResolver,
+    /** The project's test files: their calls reach a helper outside requests on purpose, and do not count as its callers. */
+    private readonly isTestFile: TestFilePredicate,
   ) {}
 
   contextOf(node: ts.Node, seen: Set<ts.Node> = new Set()): SiteContext {
@@ -64,7 +67,10 @@ export class ContextFinder {
       return this.helperContext(fn, seen);
     }
     // `register('confirm', async () => await confirm())`: not run at startup, but by whatever register() does with it.
-    return handed ?? { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
+    if (handed) return handed;
+    const file = node.getSourceFile();
+    if (this.isTestFile(file.fileName)) return { type: 'no-request', why: 'test', detail: `${baseName(file)} is a test, which runs outside any request` };
+    return { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
   }
 
   /** The handler a function is, in this file or (for callers found through the project index) in another. */
@@ -82,25 +88,28 @@ export class ContextFinder {
     const callers = this.resolverOf(fn.getSourceFile()).callsOf(fn);
     const handlers: Handler[] = [];
     const unreachableFrom: string[] = [];
+    const fromTests: string[] = [];
     const callerContexts: SiteContext[] = [];
     for (const call of callers) {
       const context = this.contextOf(call, nextSeen);
-      callerContexts.push(context);
       if (context.type === 'handler') {
         if (!handlers.includes(context.handler)) handlers.push(context.handler);
       } else if (context.type === 'helper') {
         for (const h of context.handlers) if (!handlers.includes(h)) handlers.push(h);
         unreachableFrom.push(...context.unreachableFrom);
+      } else if (context.why === 'test' || this.isTestFile(call.getSourceFile().fileName)) {
+        fromTests.push(callSite(call));
+        continue; // a test's call says nothing of where the server runs it
       } else {
-        const line = call.getSourceFile().getLineAndCharacterOfPosition(call.getStart()).line + 1;
-        unreachableFrom.push(`${call.getSourceFile().fileName.split('/').pop()}:${line} (${context.detail})`);
+        unreachableFrom.push(`${callSite(call)} (${context.detail})`);
       }
+      callerContexts.push(context);
     }
     let result: SiteContext;
     let timer: string | undefined;
     if (handlers.length > 0) {
       result = { type: 'helper', helper: fn, helperName: name, handlers, unreachableFrom };
-    } else if (callers.length === 0 && (timer = timerHandingOver(ts, fn))) {
+    } else if (callerContexts.length === 0 && (timer = timerHandingOver(ts, fn))) {
       result = { type: 'no-request', why: 'detached-task', detail: `${name} runs later, from ${timer}, after any request may have finished` };
     } else if (callers.length === 0) {
       const exported = isExported(ts, fn);
@@ -111,11 +120,13 @@ export class ContextFinder {
           ? `${name} is exported but no caller was found (callers in other files need type information to follow)`
           : `${name} is never called from a request handler`,
       };
+    } else if (callerContexts.length === 0) {
+      result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called from tests (${listed(fromTests)}), never from a request handler` };
     } else if (callerContexts.every(c => c.type === 'no-request' && c.why === 'function-value')) {
       const handedAt = (callerContexts[0] as { handedAt: string }).handedAt;
       result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${handedAt}`, handedAt };
     } else {
-      result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called outside requests: ${unreachableFrom.join('; ')}` };
+      result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called outside requests: ${listed(unreachableFrom, '; ')}` };
     }
     if (seen.size === 0) this.memo.set(fn, result);
     return result;
@@ -193,6 +204,22 @@ function clientRequestMethod(ts: TS, call: ts.CallExpression): string | undefine
   if (!first) return undefined;
   const name = ts.isIdentifier(first) ? first.text : ts.isPropertyAccessExpression(first) ? first.name.text : ts.isStringLiteralLike(first) ? first.text : undefined;
   return name === undefined ? undefined : CLIENT_REQUESTS[name];
+}
+
+/** `tools.test.ts:12`: where a call is, for a reason. */
+function callSite(call: ts.Node): string {
+  const file = call.getSourceFile();
+  return `${baseName(file)}:${file.getLineAndCharacterOfPosition(call.getStart(file)).line + 1}`;
+}
+
+function baseName(file: ts.SourceFile): string {
+  return file.fileName.split('/').pop()!;
+}
+
+/** The first three of a list, and how many more: a reason names examples, the report's chain the rest. */
+function listed(items: readonly string[], separator = ', '): string {
+  const shown = items.slice(0, 3).join(separator);
+  return items.length > 3 ? `${shown}${separator}and ${items.length - 3} more` : shown;
 }
 
 function calleeName(ts: TS, call: ts.CallExpression): string | undefined {

@@ -93,6 +93,8 @@ export type NoRequestWhy =
   | 'detached-task'
   | 'fire-and-forget'
   | 'unreachable-helper'
+  /** Runs in a test file, outside any request (a helper's callers there do not count). */
+  | 'test'
   /** Runs in a request handler of an MCP client (`upstream.setRequestHandler(ElicitRequestSchema, ...)`). */
   | 'relay'
   /** Runs in a function handed as a value to one of the project's functions, which calls it later (a registrar). */

@@ -148,6 +148,8 @@ export class RunState {
   /** The project's compiler host, for programs made from that one (programs.ts). */
   host: ts.CompilerHost | undefined;
   plan: ProjectPlan | undefined;
+  /** The project's test files (testFiles.ts), known from the plan phase on. */
+  isTestFile: ((fileName: string) => boolean) | undefined;
   /**
    * The program every file is analysed against (built in the plan phase unless every file could be
    * analysed without it), until the emit phase is done with it.

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type * as ts from 'typescript';
 import { analyzeGroup, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
+import type { TestFilePredicate } from '../analysis/testFiles.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
 import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
@@ -38,7 +39,7 @@ export interface ProjectPlan {
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
   const links: string[][] = [];
@@ -51,7 +52,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const typed = files.filter(file => !withoutChecker.has(file));
   const program = typed.length > 0 ? programOf() : undefined;
   const analyse = (sourceFile: ts.SourceFile): Map<ts.SourceFile, FileAnalysis> => analyzeGroup({
-    ts: tsApi, sourceFile, program, crossFile: true,
+    ts: tsApi, sourceFile, program, crossFile: true, isTestFile,
     externalCallSites: fn => index.callsOf(fn),
     externalConstructions: ctor => index.constructionsOf(ctor),
   });

@@ -758,6 +758,29 @@ ${extra}
     expect(caller3!.plans).toEqual([]);
     expect(ask3!.helperSplits).toEqual([]);
   });
+
+  it('does not count a test file that calls it as a caller outside requests, and names the test where it blocks the split', () => {
+    const test = (dir: string, name: string, from = './ask.js') => ({
+      [`${dir}/${name}`]: [
+        "import { McpServer } from '@modelcontextprotocol/server';",
+        `import { askYesNo } from '${from}';`,
+        "const stub = new McpServer({ name: 't', version: '1' });",
+        "export async function check(): Promise<void> { if (!(await askYesNo(stub, 'x'))) throw new Error('no'); }",
+        'await askYesNo(stub, "y");',
+      ].join('\n'),
+    });
+    // Called by a handler and by a test: the handler's request reaches it, the test's call blocks the split.
+    const [ask] = analyse({ 'tested-a/ask.ts': ASK, 'tested-a/tools.ts': tools(`import { askYesNo } from './ask.js';`), ...test('tested-a/test', 'ask.ts', '../ask.js') });
+    expect(verdicts(ask!)).toEqual(['3 refuse:unsupported-construct']);
+    expect(hint(ask!.sites[0]!)).toMatch(/^helper askYesNo\(\) is also called by a test \(ask\.ts:4, ask\.ts:5\); splitting it/);
+    // Called by tests alone (a test folder, a .spec name): no request reaches it, and the reason says tests.
+    const [alone] = analyse({ 'tested-b/ask.ts': ASK, ...test('tested-b', 'ask.spec.ts') });
+    expect(verdicts(alone!)).toEqual(['3 refuse:no-live-request']);
+    expect(hint(alone!.sites[0]!)).toMatch(/^askYesNo is only called from tests \(ask\.spec\.ts:4, ask\.spec\.ts:5\), never from a request handler; /);
+    // The same file outside a test folder and without a test name is startup code.
+    const [started] = analyse({ 'tested-c/ask.ts': ASK, ...test('tested-c', 'check.ts') });
+    expect(hint(started!.sites[0]!)).toMatch(/^askYesNo is only called outside requests: .*check\.ts:5 \(module top level runs at startup/);
+  });
 });
 
 describe('registration names that are not literals', () => {

@@ -9,6 +9,7 @@ import type { SharedRequestState, Transform, TransformResult } from '../types.js
 import { eraseTypes } from './eraseTypes.js';
 import { moduleSupportEdits, SUPPORT_TYPES, type CodecNames } from './moduleSupport.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
+import { commonTestFiles } from '../../src/analysis/testFiles.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
 import { rewriteWrapper, wrappersOf } from './rewriteWrapper.js';
@@ -45,6 +46,7 @@ export const mrtrTransform: Transform = {
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
       externalConstructions: ctor => context.projectIndex.constructionsOf(ctor as never) as unknown as ts.NewExpression[],
       crossFile: context.shared !== undefined,
+      isTestFile: context.isTestFile ?? commonTestFiles(context.cwd),
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
     const original = compiled.text;
