@@ -14,10 +14,11 @@ import { moduleFormatProblem } from './moduleFormat.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
+import { decisive, reasonOfNoRequest } from './reasons.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
-import type { Handler, MrtrMethod, QuestionKind, NoRequestWhy, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
+import type { Handler, LiveLocal, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
 /**
  * One analysis for every front end: finds the push-style sites of a file, classifies each, and
@@ -272,35 +273,30 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     }
     const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
     const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
-    // A caller where no request is live rules the split out whatever the other callers are: that is the reason.
+    // Every caller is judged; where several refuse, the decisive reason is the one reported (reasons.ts).
     const callerContexts = new Map(calls.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
+    const refusals: Array<{ reason: RefusalReason; hint: string }> = [];
     const fromTests: ts.CallExpression[] = [];
-    for (const [caller, context] of callerContexts) {
-      if (context.type !== 'no-request') continue;
-      if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) {
-        fromTests.push(caller);
+    for (const caller of calls) {
+      const at = atOf(caller);
+      const context = callerContexts.get(caller);
+      if (!context) {
+        refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).` });
         continue;
       }
-      return refused(reasonOfNoRequest(context.why), `helper ${split.name}() is also called at ${atOf(caller)}, where ${context.detail}; no request is live there to carry the question.`);
-    }
-    // A request reaches it; a test also calls it directly, and that call would break.
-    if (fromTests.length > 0) {
-      const where = fromTests.map(atOf).slice(0, 2).join(', ') + (fromTests.length > 2 ? ` and ${fromTests.length - 2} more` : '');
-      return refused('unsupported-construct', `helper ${split.name}() is also called by a test (${where}); splitting it into request and result parts would break that call, so migrate both by hand.`);
-    }
-    for (const caller of calls) {
-      const foreign = caller.getSourceFile() !== fn.getSourceFile();
-      const at = atOf(caller);
-      if (foreign && !crossFile) {
-        return refused('unsupported-construct', `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).`);
+      if (context.type === 'no-request') {
+        // A test's direct call does not keep a request from reaching the helper, but a split would break it.
+        if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) fromTests.push(caller);
+        else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
+        continue;
       }
       const problem = helperCallProblem(ts, caller, split.name, checker);
-      if (problem) return refused('unsupported-construct', `${problem} (${at}).`);
-      const context = callerContexts.get(caller)!;
+      if (problem) {
+        refusals.push({ reason: 'unsupported-construct', hint: `${problem} (${at}).` });
+        continue;
+      }
       let verdict: Verdict;
-      if (context.type === 'no-request') {
-        throw new Error(`helper ${split.name}(): a caller without a live request passed the first check`);
-      } else if (context.type === 'handler') {
+      if (context.type === 'handler') {
         const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
         const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
         verdict = verdictFor(ts, callerFacts, facts, resolverOf(caller), checker);
@@ -316,11 +312,18 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       if (verdict.kind === 'refuse') {
         const by = context.type === 'handler' ? describeHandlers([context.handler]) : `helper ${context.helperName}()`;
         // The obstacle first (a marker keeps the first clause), then where the chain meets it.
-        return refused(verdict.reason, `${verdict.hint.replace(/\.$/, '')} (where ${by} calls ${split.name}(), ${at}).`);
+        refusals.push({ reason: verdict.reason, hint: `${verdict.hint.replace(/\.$/, '')} (where ${by} calls ${split.name}(), ${at}).` });
+        continue;
       }
       const prior = result.verdict as Extract<Verdict, { kind: 'migrate' }>;
       result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
     }
+    if (fromTests.length > 0) {
+      const where = fromTests.map(atOf).slice(0, 2).join(', ') + (fromTests.length > 2 ? ` and ${fromTests.length - 2} more` : '');
+      refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called by a test (${where}); splitting it into request and result parts would break that call, so migrate both by hand.` });
+    }
+    const first = decisive(refusals, r => r.reason);
+    if (first) return refused(first.reason, first.hint);
     return result;
   }
 
@@ -411,23 +414,6 @@ const API_LABEL: Record<SiteApi, string> = {
   getClientCapabilities: 'getClientCapabilities()',
 };
 
-/** The refusal for a question where no request is live (a site's own, or a split helper's other caller's). */
-function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
-  switch (why) {
-    case 'detached-task':
-    case 'fire-and-forget':
-      return why;
-    case 'other-method':
-      return 'handler-kind';
-    case 'relay':
-      return 'relay';
-    case 'function-value':
-      return 'unsupported-construct';
-    default:
-      return 'no-live-request';
-  }
-}
-
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
 function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
@@ -492,6 +478,9 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
   // Loops, catch blocks, conditional expressions and Promise.all are judged by the handler's rounds plan (rounds.ts).
   if (!flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
+  // State that cannot travel decides before what the rewrite does not handle yet (reasons.ts).
+  const untravellable = untravellableLocal(f.live?.locals ?? []);
+  if (untravellable) return untravellable;
   // An expression body becomes `{ return <body>; }` before the rewrite (normalize.ts); a question it
   // evaluates only under a condition needs the statements a block body would give it.
   if (!flow.statement && !flow.tags.every(t => t === 'straight-line')) {
@@ -519,14 +508,6 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (unnameable) {
     return refuse('unsupported-construct', `\`${unnameable.name}\` is read after the question but ${unnameable.typeProblem}; move the type to module scope.`);
   }
-  const bad = locals.find(l => l.how === 'carry' && l.json === 'no');
-  if (bad) {
-    return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
-  }
-  const secret = locals.find(l => l.how === 'carry' && l.secret);
-  if (secret) {
-    return refuse('secret-in-state', `\`${secret.name}\` holds a secret (${secret.secret}) and is read after the question, but requestState is signed, not encrypted: the client could read it. Fetch it again after the question, or keep it on the server under an id the state carries.`);
-  }
   const unknown = locals.find(l => l.how === 'carry' && l.json === 'unknown');
   if (unknown) {
     const advice = checker ? 'give it a JSON type' : 'run with type information (a tsconfig / typed linting) or give it a JSON type';
@@ -537,6 +518,19 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   // Dropping options changes what the question can do (time out, be aborted): never silently.
   notes.push(...f.options.notes);
   return { kind: 'migrate', review: notes.length > 0, notes };
+}
+
+/** A local read after the question that must not travel in requestState: not JSON, or a secret. */
+function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
+  const bad = locals.find(l => l.how === 'carry' && l.json === 'no');
+  if (bad) {
+    return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
+  }
+  const secret = locals.find(l => l.how === 'carry' && l.secret);
+  if (secret) {
+    return refuse('secret-in-state', `\`${secret.name}\` holds a secret (${secret.secret}) and is read after the question, but requestState is signed, not encrypted: the client could read it. Fetch it again after the question, or keep it on the server under an id the state carries.`);
+  }
+  return undefined;
 }
 
 /**

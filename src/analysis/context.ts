@@ -3,12 +3,17 @@ import { enclosingFunction, isFunctionLike, resolveIdentifier } from './scope.js
 import { callbackFunction } from './handlers.js';
 import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
 import type { TestFilePredicate } from './testFiles.js';
-import type { Handler, SiteContext, TS } from './types.js';
+import { decisiveNoRequest, reasonOfNoRequest } from './reasons.js';
+import type { Handler, NoRequestWhy, SiteContext, TS } from './types.js';
 
 /**
  * Where a node runs relative to a live client request: directly in a handler, in a helper that
  * handlers reach, or somewhere no request is live (startup, notification handlers, timers).
  */
+
+/** A caller's reason a helper takes on when no request reaches any of its callers. */
+const PASSED_ON = new Set<NoRequestWhy>(['relay', 'fire-and-forget', 'detached-task', 'other-method']);
+type NoRequest = Extract<SiteContext, { type: 'no-request' }>;
 
 const DETACHING_CALLEES = new Set(['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'nextTick']);
 const LIFECYCLE_HOOKS = new Set(['oninitialized', 'onclose', 'onerror']);
@@ -90,6 +95,8 @@ export class ContextFinder {
     const unreachableFrom: string[] = [];
     const fromTests: string[] = [];
     const callerContexts: SiteContext[] = [];
+    /** The callers no request reaches, with where each is. */
+    const outside: Array<{ at: string; context: NoRequest }> = [];
     for (const call of callers) {
       const context = this.contextOf(call, nextSeen);
       if (context.type === 'handler') {
@@ -102,6 +109,7 @@ export class ContextFinder {
         continue; // a test's call says nothing of where the server runs it
       } else {
         unreachableFrom.push(`${callSite(call)} (${context.detail})`);
+        outside.push({ at: unreachableFrom[unreachableFrom.length - 1]!, context });
       }
       callerContexts.push(context);
     }
@@ -122,11 +130,18 @@ export class ContextFinder {
       };
     } else if (callerContexts.length === 0) {
       result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called from tests (${listed(fromTests)}), never from a request handler` };
-    } else if (callerContexts.every(c => c.type === 'no-request' && c.why === 'function-value')) {
-      const handedAt = (callerContexts[0] as { handedAt: string }).handedAt;
-      result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${handedAt}`, handedAt };
     } else {
-      result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called outside requests: ${listed(unreachableFrom, '; ')}` };
+      // Every caller is outside requests: the decisive one gives the reason (a relay, a timer, ...) and comes first.
+      const top = decisiveNoRequest(outside.map(o => o.context))!;
+      if (top.why === 'function-value') {
+        // Least decisive: every caller hands the function on.
+        result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${top.handedAt!}`, handedAt: top.handedAt! };
+      } else {
+        const rank = (o: { context: NoRequest }): number => (reasonOfNoRequest(o.context.why) === reasonOfNoRequest(top.why) ? 0 : 1);
+        const why = PASSED_ON.has(top.why) ? top.why : 'unreachable-helper';
+        const at = [...outside].sort((a, b) => rank(a) - rank(b)).map(o => o.at);
+        result = { type: 'no-request', why, detail: `${name} is only called outside requests: ${listed(at, '; ')}` };
+      }
     }
     if (seen.size === 0) this.memo.set(fn, result);
     return result;

@@ -78,6 +78,53 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(typed)).toEqual(['6 refuse:handler-kind']);
   });
 
+  describe('a helper with callers that refuse for different reasons reports the decisive one (src/analysis/reasons.ts)', () => {
+    const helper = [
+      ...V2,
+      "import { Client } from '@modelcontextprotocol/client';",
+      "const low = new Server({ name: 'l', version: '1' });",
+      "const upstream = new Client({ name: 'u', version: '1' });",
+      'async function ask(): Promise<string> {',
+      `  const answer = await low.elicitInput(${FORM});`,
+      '  return answer.action;',
+      '}',
+    ];
+    const CALLERS = {
+      subscribe: "low.setRequestHandler('resources/subscribe', async () => { await ask(); return {}; });",
+      relay: "upstream.setRequestHandler('elicitation/create', async () => { await ask(); return { action: 'decline' as const }; });",
+      voided: "server.registerTool('v', {}, async () => { void ask(); return { content: [] }; });",
+      initialized: 'server.server.oninitialized = async () => { await ask(); };',
+      timer: 'setTimeout(() => void ask(), 10);',
+      dateAcross: "server.registerTool('d', {}, async () => { const at = new Date(); const a = await ask(); return { content: [{ type: 'text', text: at.toISOString() + a }] }; });",
+    };
+    it.each([
+      ['handler-kind', 'relay', ['subscribe', 'relay'], /^a resources\/subscribe handler cannot return input_required/],
+      ['relay', 'fire-and-forget', ['voided', 'relay'], /^helper ask\(\) is also called at line 12, where inside the elicitation\/create request/],
+      ['fire-and-forget', 'no-live-request', ['initialized', 'voided'], /^the elicitInput\(\) promise is not awaited by the handler.*\(where tools\/call "v" calls ask\(\), line 12\)/],
+      ['detached-task', 'no-live-request', ['initialized', 'timer'], /^ask is only called outside requests: __snippet__\.ts:12 \(runs later, from setTimeout\(\).*; __snippet__\.ts:11 \(oninitialized runs outside any request\)/],
+      ['no-live-request', 'non-json-local', ['dateAcross', 'initialized'], /^helper ask\(\) is also called at line 12, where oninitialized runs outside any request/],
+    ] as const)('%s before %s', (first, _second, callers, expected) => {
+      const { typed, untyped } = analyzeBoth([...helper, ...callers.map(c => CALLERS[c])].join('\n'));
+      expect(verdicts(typed)).toEqual([`8 refuse:${first}`]);
+      expect(hint(typed.sites[0]!)).toMatch(expected);
+      expect(verdicts(untyped)).toEqual([`8 refuse:${first}`]);
+    });
+  });
+
+  it('unsupported-construct before unknown-local-type: types may show the local is JSON, the construct stays', () => {
+    const { typed, untyped } = analyzeBoth([
+      ...V2,
+      'declare const load: () => Promise<any>;',
+      "server.registerTool('t', {}, async (ctx) => {",
+      '  const anything = await load();',
+      `  const a = await ctx.mcpReq.elicitInput(${FORM}, { timeout: Number(process.env.WAIT) });`,
+      "  return { content: [{ type: 'text', text: String(anything) + a.action }] };",
+      '});',
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['7 refuse:unsupported-construct']);
+    expect(verdicts(untyped)).toEqual(['7 refuse:unsupported-construct']);
+  });
+
   it('fire-and-forget and parallel come before the helper split; URL mode before loops', () => {
     const { typed } = analyzeBoth([
       ...V2,
@@ -118,18 +165,22 @@ describe('verdict order: the first reason that applies is the one reported', () 
     expect(verdicts(typed)).toEqual(['6 refuse:nested-callback', '11 refuse:nested-callback']);
   });
 
-  it('call options and an unknown server come before the locals', () => {
+  it('a local that cannot travel comes before call options and an unknown server (unsupported-construct, server-not-found)', () => {
     const prelude = [...V2, "const low = new Server({ name: 'l', version: '1' });"];
-    const options = analyzeSnippet([
+    const withOptions = (local: string, read: string) => analyzeSnippet([
       ...prelude,
       "server.registerTool('t', {}, async (ctx) => {",
-      '  const at = new Date();',
+      `  const at = ${local};`,
       '  const a = await ctx.mcpReq.elicitInput(' + FORM + ', { timeout: Number(process.env.WAIT) });',
-      "  return { content: [{ type: 'text', text: at.toISOString() + a.action }] };",
+      `  return { content: [{ type: 'text', text: ${read} + a.action }] };`,
       '});',
     ].join('\n'), { typed: true });
-    expect(verdicts(options)).toEqual(['7 refuse:unsupported-construct']);
-    expect(hint(options.sites[0]!)).toMatch(/call option timeout's value \(`Number\(process\.env\.WAIT\)`\) would be dropped/);
+    const options = withOptions('new Date()', 'at.toISOString()');
+    expect(verdicts(options)).toEqual(['7 refuse:non-json-local']);
+    // Without the Date, the option is the obstacle.
+    const optionsAlone = withOptions('Date.now()', 'String(at)');
+    expect(verdicts(optionsAlone)).toEqual(['7 refuse:unsupported-construct']);
+    expect(hint(optionsAlone.sites[0]!)).toMatch(/call option timeout's value \(`Number\(process\.env\.WAIT\)`\) would be dropped/);
 
     // A guard no longer blocks its handler: the question's own problem (the Date local) is reported, and the guard waits with it.
     const guard = analyzeSnippet([
@@ -153,7 +204,17 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '  });',
       '}',
     ].join('\n'), { typed: true });
-    expect(verdicts(elsewhere)).toEqual(['8 refuse:server-not-found']);
+    expect(verdicts(elsewhere)).toEqual(['8 refuse:non-json-local']);
+    const elsewhereAlone = analyzeSnippet([
+      ...prelude,
+      'export function register(external: McpServer) {',
+      "  external.registerTool('t', {}, async (ctx) => {",
+      `    const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      "    return { content: [{ type: 'text', text: a.action }] };",
+      '  });',
+      '}',
+    ].join('\n'), { typed: true });
+    expect(verdicts(elsewhereAlone)).toEqual(['7 refuse:server-not-found']);
   });
 
   it('a non-JSON local comes before one of unknown type; review comes last', () => {
@@ -746,7 +807,7 @@ ${extra}
     // The caller asks from a timer, after the request: the helper stays whole, and no file plans it.
     const late = tools(`import { askYesNo } from './ask.js';`, 'setTimeout(() => void askYesNo(server, id), 10);');
     const [ask2, caller] = analyse({ 'across-late/ask.ts': ASK, 'across-late/tools.ts': late });
-    expect(verdicts(ask2!)).toEqual(['3 refuse:no-live-request']);
+    expect(verdicts(ask2!)).toEqual(['3 refuse:detached-task']);
     expect(hint(ask2!.sites[0]!)).toMatch(/askYesNo is only called outside requests: tools\.ts:6 \(runs later, from setTimeout\(\)/);
     expect(caller!.plans).toEqual([]);
     // The calling handler has a refused question of its own: it stays whole, so the helper does too,

@@ -1,0 +1,64 @@
+import type { NoRequestWhy, RefusalReason, SiteContext } from './types.js';
+
+/**
+ * The refusal reasons, the most decisive first. Where several obstacles stand in a site's way (two
+ * callers of a helper, a question that is both in an odd construct and followed by a live Map), the
+ * reason reported is the one a user must deal with first: a handler kind that cannot answer
+ * input_required, a relay, a question nobody awaits, no request at all, then state that cannot
+ * travel, then what the rewrite does not handle yet. "Cannot tell" (unknown-local-type) is last but
+ * one: types may show there is no obstacle at all.
+ */
+const RANK: Record<RefusalReason, number> = {
+  'ignored': 0,
+  'untyped-receiver': 1,
+  'handler-kind': 2,
+  'relay': 3,
+  'fire-and-forget': 4,
+  'detached-task': 5,
+  'no-live-request': 6,
+  'non-json-local': 7,
+  'secret-in-state': 8,
+  'server-not-found': 9,
+  'loop': 10,
+  'parallel': 11,
+  'nested-callback': 12,
+  'unsupported-construct': 13,
+  'unknown-local-type': 14,
+  'blocked-by-sibling': 15,
+};
+
+/** Every reason, in that order (a record above, so a new reason cannot be left without a rank). */
+export const REASON_ORDER: readonly RefusalReason[] = (Object.keys(RANK) as RefusalReason[]).sort((a, b) => RANK[a] - RANK[b]);
+
+/** The first of `items` whose reason comes first in REASON_ORDER (the earliest of equals). */
+export function decisive<T>(items: readonly T[], reasonOf: (item: T) => RefusalReason): T | undefined {
+  let best: T | undefined;
+  let bestRank = Infinity;
+  for (const item of items) {
+    const rank = RANK[reasonOf(item)];
+    if (rank < bestRank) [best, bestRank] = [item, rank];
+  }
+  return best;
+}
+
+/** The refusal for a question where no request is live (a site's own, or a split helper's other caller's). */
+export function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
+  switch (why) {
+    case 'detached-task':
+    case 'fire-and-forget':
+      return why;
+    case 'other-method':
+      return 'handler-kind';
+    case 'relay':
+      return 'relay';
+    case 'function-value':
+      return 'unsupported-construct';
+    default:
+      return 'no-live-request';
+  }
+}
+
+/** Of the places no request reaches, the one whose reason is decisive. */
+export function decisiveNoRequest<T extends Extract<SiteContext, { type: 'no-request' }>>(contexts: readonly T[]): T | undefined {
+  return decisive(contexts, c => reasonOfNoRequest(c.why));
+}
