@@ -523,6 +523,10 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
 /** A local read after the question that must not travel in requestState: not JSON, or a secret. */
 function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
   const bad = locals.find(l => l.how === 'carry' && l.json === 'no');
+  if (bad?.liveObject) {
+    // Not state that failed to serialize: an object that lives in the server.
+    return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} lives in the server, not in requestState: it ${bad.liveObject}; get it again after the question, or read it from where the server keeps it.`);
+  }
   if (bad) {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
   }

@@ -145,3 +145,50 @@ export function jsonnessOfInitializer(ts: TS, init: ts.Expression | undefined, i
   };
   return check(init) ? YES : unknown;
 }
+
+/**
+ * What a value is when it is an object the server keeps rather than data, as a verb phrase: an SDK
+ * object (`is an MCP SDK Client`), an object holding one (`holds the MCP McpServer (\`server\`)`), a
+ * package's client or handle (`is a Pool of package pg`), an instance of a class of the project.
+ * Undefined for data, built-in values (Date, Map) included.
+ */
+export function liveObjectOf(ts: TS, checker: ts.TypeChecker, type: ts.Type): string | undefined {
+  const t = checker.getNonNullableType(type);
+  if (t.isUnion()) {
+    for (const member of t.types) {
+      const found = liveObjectOf(ts, checker, member);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const symbol = t.getSymbol();
+  if (!symbol || NON_JSON_NAMES.has(symbol.getName()) || checker.isArrayType(t) || checker.isTupleType(t)) return undefined;
+  const name = symbol.getName();
+  const properties = checker.getPropertiesOfType(t);
+  const isMethod = (p: ts.Symbol): boolean => {
+    const d = p.valueDeclaration ?? p.declarations?.[0];
+    return !!d && (ts.isMethodDeclaration(d) || ts.isMethodSignature(d));
+  };
+  if (!(symbol.flags & ts.SymbolFlags.Class) && !properties.some(isMethod)) return undefined;
+  const file = (symbol.valueDeclaration ?? symbol.declarations?.[0])?.getSourceFile().fileName ?? '';
+  if (sdkOfFileName(file)) return `is an MCP SDK ${name}`;
+  for (const property of properties) {
+    if (isMethod(property)) continue;
+    const held = checker.getNonNullableType(checker.getTypeOfSymbol(property)).getSymbol();
+    const heldFile = (held?.valueDeclaration ?? held?.declarations?.[0])?.getSourceFile().fileName;
+    if (held && heldFile && sdkOfFileName(heldFile) && held.flags & ts.SymbolFlags.Class) {
+      return `holds the MCP ${held.getName()} (\`${property.getName()}\`)`;
+    }
+  }
+  const pkg = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file)?.[1]?.replace('\\', '/');
+  // The compiler's own lib files declare built-ins (their JSON-ness says enough).
+  if (pkg === 'typescript') return undefined;
+  // `@types/pg` describes package pg, `@types/foo__bar` package @foo/bar.
+  if (pkg === '@types/node') return `is ${article(name)} ${name} of Node.js`;
+  if (pkg) return `is ${article(name)} ${name} of package ${pkg.startsWith('@types/') ? pkg.slice('@types/'.length).replace(/^(.*)__/, '@$1/') : pkg}`;
+  return symbol.flags & ts.SymbolFlags.Class ? `is an instance of class ${name}` : undefined;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}

@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { afterQuestion, buildFlow, liveness, reaches, scopeLiveness, type FlowNode, type FunctionFlow } from './cfg.js';
 import { isPureExpression } from './flow.js';
-import { jsonnessOfInitializer, jsonnessOfType, type Jsonness } from './jsonType.js';
+import { jsonnessOfInitializer, jsonnessOfType, liveObjectOf, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
 import { secretValueOf } from './secrets.js';
 import { skipOuter } from './sdk.js';
@@ -128,6 +128,9 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
         (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl, new Set(), d => live.has(d))) {
       mode = 'rebuild';
     }
+    // `const store = app` / `const self = this`: another name for an object the server keeps, which
+    // is the same object on resume. It is read again, not copied.
+    if (mode === 'carry' && isServerObjectAlias(ts, fn, decl, references)) mode = 'rebuild';
     // A secret must not be minted into the readable state: read again on resume when that is side-effect free.
     const secret = mode === 'carry' ? secretValueOf(ts, decl) : undefined;
     if (secret?.rereadable && (decl.kind === 'const' || decl.kind === 'let') && !(references.get(decl)?.writes ?? 0)) mode = 'rebuild';
@@ -167,6 +170,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
       why: mode === 'carry' && jsonness.json !== 'yes' ? jsonness.why : undefined,
       secret: mode === 'carry' ? secrets.get(decl) : undefined,
       isParameter: decl.kind === 'parameter',
+      liveObject: mode === 'carry' && jsonness.json === 'no' ? liveObjectOfDecl(input, decl) : undefined,
       declaration: decl.declaration,
       typeProblem: mode !== 'rebuild' ? typeProblem : undefined,
       typeImports: mode !== 'rebuild' ? typeImports : [],
@@ -175,6 +179,12 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     decls.set(local, decl);
   }
   return { locals, decls };
+}
+
+function liveObjectOfDecl(input: LiveLocalsInput, decl: LocalDecl): string | undefined {
+  const { ts, checker } = input;
+  const symbol = checker?.getSymbolAtLocation(decl.nameNode);
+  return symbol && liveObjectOf(ts, checker!, checker!.getTypeOfSymbolAtLocation(symbol, decl.nameNode));
 }
 
 /** Locals in scope at the question and declared before it (function declarations hoist). */
@@ -359,6 +369,22 @@ function isKeyedLookup(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCo
     steps++;
   }
   return steps > 0 && ts.isIdentifier(e);
+}
+
+/**
+ * `const x = <name>` where the name is bound outside the handler and cannot be bound again (a const,
+ * an import, a function or class), or `const self = this`.
+ */
+function isServerObjectAlias(ts: TS, fn: ts.FunctionLikeDeclaration, decl: LocalDecl, references: Map<LocalDecl, RefCounts>): boolean {
+  const declaration = decl.declaration;
+  if (decl.kind !== 'const' || !ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name) || !declaration.initializer) return false;
+  if ((references.get(decl)?.writes ?? 0) > 0) return false;
+  const e = skipOuter(ts, declaration.initializer);
+  if (e.kind === ts.SyntaxKind.ThisKeyword) return ts.isArrowFunction(fn);
+  if (!ts.isIdentifier(e)) return false;
+  const root = resolveIdentifier(ts, e);
+  if (!root || root.scope === fn || isWithinNode(root.scope, fn)) return false;
+  return root.kind === 'const' || root.kind === 'import' || root.kind === 'function' || root.kind === 'class';
 }
 
 /** Methods that only read their receiver. */

@@ -134,6 +134,11 @@ export interface LiveLocal {
   secret: string | undefined;
   /** The handler parameter this local is, when it is a reassigned parameter. */
   isParameter: boolean;
+  /**
+   * What it is, when it cannot travel because it is an object the server keeps, not data (`is an
+   * MCP SDK Client`, `holds the MCP McpServer (\`server\`)`): named as such, never as state to carry.
+   */
+  liveObject: string | undefined;
   declaration: ts.Node;
   /** Why its type cannot be written at module scope (declared inside a function), if so. */
   typeProblem: string | undefined;

@@ -119,7 +119,7 @@ export const REPORT_JSON_SCHEMA = {
           handler: nullable({ type: 'object', required: ['method', 'name', 'line'], properties: { method: str, name: nullable(str), line: int } }),
           context: str,
           controlFlow: strings,
-          liveLocals: { type: 'array', items: { type: 'object', required: ['name', 'type', 'how'], properties: { name: str, type: nullable(str), how: { enum: ['carry', 'rebuild', 'declare'] } } } },
+          liveLocals: { type: 'array', items: { type: 'object', required: ['name', 'type', 'how'], properties: { name: str, type: nullable(str), how: { enum: ['carry', 'rebuild', 'declare', 'server-object'] }, what: str } } },
           sideEffectsBefore: strings,
           callOptions: strings,
           todo: strings,

@@ -15,8 +15,14 @@ export type SiteStatus = 'migrated' | 'migrated-for-review' | 'refused' | 'rolle
 export interface LocalReport {
   name: string;
   type: string | undefined;
-  /** `carry`: travels in requestState; `rebuild`: its declaration runs again on resume; `declare`: declared again without a value (only written after the question). */
-  how: 'carry' | 'rebuild' | 'declare';
+  /**
+   * `carry`: travels in requestState; `rebuild`: its declaration runs again on resume; `declare`:
+   * declared again without a value (only written after the question); `server-object`: an object the
+   * server keeps (a client, a handle, an SDK object), which cannot travel (the site is refused).
+   */
+  how: 'carry' | 'rebuild' | 'declare' | 'server-object';
+  /** For a server object: what it is (`is an MCP SDK Client`, `holds the MCP McpServer (\`server\`)`). */
+  what?: string;
 }
 
 export interface SiteReport {

@@ -28,8 +28,15 @@ export function handlerText(site: SiteReport): string {
 }
 
 export function localsText(site: SiteReport): string[] {
-  return site.liveLocals.map(l => `${l.name}${l.type ? `: ${l.type}` : ''} (${l.how === 'carry' ? 'carried in requestState' : 'rebuilt on resume'})`);
+  return site.liveLocals.map(l => `${l.name}${l.type ? `: ${l.type}` : ''} (${LOCAL_HOW[l.how](l)})`);
 }
+
+const LOCAL_HOW: Record<SiteReport['liveLocals'][number]['how'], (l: SiteReport['liveLocals'][number]) => string> = {
+  'carry': () => 'carried in requestState',
+  'rebuild': () => 'rebuilt on resume',
+  'declare': () => 'declared again on resume',
+  'server-object': l => `lives in the server, cannot travel${l.what ? `: it ${l.what}` : ''}`,
+};
 
 /** Migrated handlers moved their locals into the state; for the others these are what would have to travel. */
 export function localsLabel(status: SiteReport['status']): string {

@@ -1324,3 +1324,44 @@ describe('push-shaped calls on a receiver typed any', () => {
     expect(verdicts(typed)).toEqual(['6 refuse:untyped-receiver', '7 refuse:blocked-by-sibling']);
   });
 });
+
+describe('objects that live in the server are not state', () => {
+  const prelude = [
+    ...V2,
+    "import { Client } from '@modelcontextprotocol/client';",
+    'class Db { async remove(id: string): Promise<void> {} }',
+    'class App { constructor(readonly server: McpServer, readonly db: Db) {} }',
+    'const app = new App(server, new Db());',
+    'declare function makeApp(): App;',
+  ];
+  const tool = (before: string, after: string) => [
+    ...prelude,
+    "server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {",
+    `  ${before}`,
+    `  const a = await ctx.mcpReq.elicitInput(${FORM});`,
+    `  ${after}`,
+    "  return { content: [{ type: 'text', text: a.action }] };",
+    '});',
+  ].join('\n');
+
+  it.each([
+    ["const client = new Client({ name: 'c', version: '1' });", 'await client.close();', 'client', /^`client` \(Client\) lives in the server, not in requestState: it is an MCP SDK Client; get it again/],
+    ['const owner = makeApp();', 'await owner.db.remove(id);', 'owner', /^`owner` \(App\) lives in the server, not in requestState: it holds the MCP McpServer \(`server`\); /],
+    ['const db = new Db();', 'await db.remove(id);', 'db', /^`db` \(Db\) lives in the server, not in requestState: it is an instance of class Db; /],
+  ])('%s is named as such, never carried', (before, after, name, expected) => {
+    const typed = analyzeSnippet(tool(before, after), { typed: true });
+    expect(verdicts(typed)).toEqual(['11 refuse:non-json-local']);
+    expect(hint(typed.sites[0]!)).toMatch(expected);
+    expect(typed.sites[0]!.liveLocals.find(l => l.name === name)?.liveObject).toBeDefined();
+  });
+
+  it('another name for an object the module keeps is read again on resume', () => {
+    const { typed, untyped } = analyzeBoth(tool('const owner = app;', 'await owner.db.remove(id);'));
+    expect(verdicts(typed)).toEqual(['11 migrate']);
+    expect(verdicts(untyped)).toEqual(['11 migrate']);
+    expect(typed.sites[0]!.liveLocals.map(l => [l.name, l.how])).toEqual([['owner', 'rebuild']]);
+    // A let may be bound again between the rounds: it is not an alias the rewrite re-reads.
+    const again = analyzeSnippet(tool('const owner = app;', 'await owner.db.remove(id);').replace('const app = new App', 'let app = new App'), { typed: true });
+    expect(verdicts(again)).toEqual(['11 refuse:non-json-local']);
+  });
+});

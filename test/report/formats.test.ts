@@ -93,6 +93,18 @@ describe('dropped call options', () => {
   });
 });
 
+describe('objects that live in the server', () => {
+  it('are listed as such, never as locals to carry, in the markdown and json reports', async () => {
+    const refused = await fixtureDryRunReport('refuse-non-json-local');
+    const sync = refused.sites.find(s => s.liveLocals.some(l => l.name === 'sync'))!;
+    expect(sync.liveLocals).toEqual([{ name: 'sync', type: 'CalendarSync', how: 'server-object', what: 'holds the MCP McpServer (`server`)' }]);
+    expect(renderMarkdown(refused)).toContain('sync: CalendarSync (lives in the server, cannot travel: it holds the MCP McpServer (`server`))');
+    const validate = jsonValidator();
+    const json = JSON.parse(renderJson(refused));
+    expect(validate(json), JSON.stringify(validate.errors, null, 2)).toBe(true);
+  });
+});
+
 describe('// mrtr-migrate-ignore in the reports', () => {
   let ignores: RunReport;
   beforeAll(async () => {
