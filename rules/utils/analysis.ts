@@ -100,7 +100,7 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
     if (plain) return plain;
     const index = projectIndex(program);
     // Files are planned together as the CLI plans them: a server built in another file can be wired.
-    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
+    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), indirectCallSites: fn => index.indirectCallsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
   }
   const sourceFile = parserSourceFile(context, text, scriptKind) ?? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
   return analyzer.analyzeFile({ ts, sourceFile });

@@ -11,6 +11,7 @@ import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
 import { helperCallProblem, isExportedHelper, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
+import { indirectCallVia } from './projectIndex.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
@@ -44,6 +45,8 @@ export interface AnalyzeOptions {
    * edited. A per-file rewrite (jscodeshift) cannot edit the other files and refuses both.
    */
   crossFile?: boolean | undefined;
+  /** Calls that may run a function without calling it (ProjectIndex.indirectCallsOf): they decide where it runs, not how it is called. */
+  indirectCallSites?: ((fn: ts.FunctionLikeDeclaration) => ts.CallExpression[]) | undefined;
   /**
    * The project's test files (default: the usual names, and the usual folders under the program's
    * directory): calls there do not decide whether a request reaches a helper.
@@ -158,8 +161,14 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   };
   scopeOf(sourceFile); // the starting file's handlers are known first
   const isTestFile = options.isTestFile ?? commonTestFiles(program?.getCurrentDirectory());
-  const contexts = new ContextFinder(ts, file => scopeOf(file).index, file => scopeOf(file).resolver, isTestFile);
   const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
+  /** The calls that run a function: its own, then the indirect ones (through an interface member, a wrapper, ...). */
+  const reachingCalls = (fn: ts.FunctionLikeDeclaration): ts.CallExpression[] => {
+    const direct = resolverOf(fn).callsOf(fn);
+    const indirect = options.indirectCallSites?.(fn).filter(c => !direct.includes(c)) ?? [];
+    return indirect.length > 0 ? [...direct, ...indirect] : direct;
+  };
+  const contexts = new ContextFinder(ts, file => scopeOf(file).index, reachingCalls, isTestFile);
   const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;
 
   const questionCalls = new Map<ts.Node, QuestionKind>();
@@ -193,7 +202,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       const [fn, kind] = pendingHelpers.pop()!;
       if (askingHelpers.has(fn)) continue;
       askingHelpers.add(fn);
-      for (const call of resolverOf(fn).callsOf(fn)) {
+      for (const call of reachingCalls(fn)) {
         if (call.getSourceFile() !== fn.getSourceFile()) {
           if (!crossFile) continue;
           include(call.getSourceFile());
@@ -260,10 +269,13 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     // Exported, or called from other files: every use in the project must be a call the rewrite
     // changes or a plain import of it, and the parts' names must be free wherever it is imported.
     const crossing = calls.some(c => c.getSourceFile() !== fn.getSourceFile());
-    if (crossFile && !crossing && isExportedHelper(ts, fn)) {
+    // Calls that run it without calling it (through an interface member, a wrapper) refuse the split below, naming them.
+    const reaching = reachingCalls(fn);
+    const indirect = reaching.length > calls.length;
+    if (crossFile && !crossing && !indirect && isExportedHelper(ts, fn)) {
       return refused('unsupported-construct', `helper ${split.name}() is exported, but no other file of the project calls it: code outside the project may, and would lose it when it is split; stop exporting it, or migrate it by hand.`);
     }
-    if (crossFile && crossing) {
+    if (crossFile && crossing && !indirect) {
       const problem = crossFileHelperProblem(ts, checker!, program!, fn, split.name, calls);
       if (typeof problem === 'string') return refused('unsupported-construct', `${problem}; migrate it by hand or move the question into the handler.`);
       split.partNames = problem.partNames;
@@ -274,10 +286,10 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
     const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
     // Every caller is judged; where several refuse, the decisive reason is the one reported (reasons.ts).
-    const callerContexts = new Map(calls.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
+    const callerContexts = new Map(reaching.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
     const refusals: Array<{ reason: RefusalReason; hint: string }> = [];
     const fromTests: ts.CallExpression[] = [];
-    for (const caller of calls) {
+    for (const caller of reaching) {
       const at = atOf(caller);
       const context = callerContexts.get(caller);
       if (!context) {
@@ -288,6 +300,11 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
         // A test's direct call does not keep a request from reaching the helper, but a split would break it.
         if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) fromTests.push(caller);
         else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
+        continue;
+      }
+      const via = indirectCallVia(caller, fn);
+      if (via) {
+        refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is reached ${via}; a split cannot follow a call that may run other code too (${at}), so migrate it by hand.` });
         continue;
       }
       const problem = helperCallProblem(ts, caller, split.name, checker);

@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { enclosingFunction, isFunctionLike, resolveIdentifier } from './scope.js';
 import { callbackFunction } from './handlers.js';
-import { functionNameNode, skipOuter, type SdkResolver } from './sdk.js';
+import { functionNameNode, skipOuter } from './sdk.js';
 import type { TestFilePredicate } from './testFiles.js';
 import { decisiveNoRequest, reasonOfNoRequest } from './reasons.js';
 import type { Handler, NoRequestWhy, SiteContext, TS } from './types.js';
@@ -25,8 +25,8 @@ export class ContextFinder {
     private readonly ts: TS,
     /** The handlers of a file: this one's, or another's where a helper's callers (from the project index) sit. */
     private readonly handlersOf: (file: ts.SourceFile) => Map<ts.FunctionLikeDeclaration, Handler>,
-    /** The resolver of a file, which finds the calls of the functions declared in it. */
-    private readonly resolverOf: (file: ts.SourceFile) => SdkResolver,
+    /** The calls that run a function: its own, and those through an interface member, a wrapper, ... */
+    private readonly callsOf: (fn: ts.FunctionLikeDeclaration) => ts.CallExpression[],
     /** The project's test files: their calls reach a helper outside requests on purpose, and do not count as its callers. */
     private readonly isTestFile: TestFilePredicate,
   ) {}
@@ -90,7 +90,7 @@ export class ContextFinder {
     const name = functionNameNode(ts, fn)?.text ?? '<anonymous function>';
     if (seen.has(fn)) return { type: 'no-request', why: 'unreachable-helper', detail: `${name} only calls itself` };
     const nextSeen = new Set(seen).add(fn);
-    const callers = this.resolverOf(fn.getSourceFile()).callsOf(fn);
+    const callers = this.callsOf(fn);
     const handlers: Handler[] = [];
     const unreachableFrom: string[] = [];
     const fromTests: string[] = [];

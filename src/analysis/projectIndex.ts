@@ -9,6 +9,10 @@ import type { TS } from './types.js';
  */
 export class ProjectIndex {
   private calls: Map<ts.Node, ts.CallExpression[]> | undefined;
+  /** Calls of a function through a value that wraps it or a bound copy of it: how each reaches it. */
+  private readonly wrapped = new Map<ts.Node, Array<{ call: ts.CallExpression; via: string }>>();
+  /** Every function's indirect calls (indirectCallsOf), once asked for. */
+  private readonly answered = new Map<ts.FunctionLikeDeclaration, ts.CallExpression[]>();
   /** `new Name(...)` of a project class, by its constructor. */
   private readonly news = new Map<ts.ConstructorDeclaration, ts.NewExpression[]>();
 
@@ -19,9 +23,36 @@ export class ProjectIndex {
     this.programOf = typeof program === 'function' ? program : () => program;
   }
 
+  /** The calls of `fn` itself, whose arguments are its parameters. */
   callsOf(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
     this.calls ??= this.build();
     return this.calls.get(fn) ?? [];
+  }
+
+  /**
+   * The calls that may run `fn` without calling it: through an interface or base class member it
+   * implements or overrides, a bound copy of it, a function that wraps it (`indirectCallVia` says
+   * which). A request that reaches one of them reaches `fn`; their arguments are not its parameters.
+   */
+  indirectCallsOf(fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
+    this.calls ??= this.build();
+    const known = this.answered.get(fn);
+    if (known) return known;
+    const direct = this.calls.get(fn) ?? [];
+    const all: ts.CallExpression[] = [];
+    const add = (call: ts.CallExpression, via: string): void => {
+      if (all.includes(call) || direct.includes(call)) return;
+      all.push(call);
+      let vias = INDIRECT.get(call);
+      if (!vias) INDIRECT.set(call, (vias = new Map()));
+      vias.set(fn, via);
+    };
+    for (const { call, via } of this.wrapped.get(fn) ?? []) add(call, via);
+    for (const member of membersImplemented(this.ts, this.programOf().getTypeChecker(), fn)) {
+      for (const call of this.calls.get(member) ?? []) add(call, `through ${memberName(this.ts, member)} (${where(member)}), ${ownerKind(this.ts, member)}`);
+    }
+    this.answered.set(fn, all);
+    return all;
   }
 
   /** The `new` expressions of the class whose constructor this is, anywhere in the program. */
@@ -38,11 +69,14 @@ export class ProjectIndex {
       if (!isProjectSource(sourceFile)) continue;
       const visit = (node: ts.Node): void => {
         if (ts.isCallExpression(node)) {
-          const target = functionOf(ts, checker, node.expression);
+          const target = functionOf(ts, checker, node.expression) ?? memberSignatureOf(ts, checker, node.expression);
           if (target) {
             const list = calls.get(target) ?? [];
             list.push(node);
             calls.set(target, list);
+          } else {
+            const wrapped = wrappedFunctionOf(ts, checker, node.expression);
+            if (wrapped) this.wrapped.set(wrapped.fn, [...(this.wrapped.get(wrapped.fn) ?? []), { call: node, via: wrapped.via }]);
           }
         } else if (ts.isNewExpression(node)) {
           const ctor = constructorOf(ts, checker, node.expression);
@@ -55,6 +89,94 @@ export class ProjectIndex {
     }
     return calls;
   }
+}
+
+/** How indirect calls reach a function, by call and function (filled by ProjectIndex.callsOf). */
+const INDIRECT = new WeakMap<ts.CallExpression, Map<ts.FunctionLikeDeclaration, string>>();
+
+/**
+ * How `call` reaches `fn` when it does not call it directly: `through ToolProtocol.toolCall(), which
+ * an interface ...`, `through withRetry() (tools.ts:12), which wraps it`. Undefined for a direct call.
+ */
+export function indirectCallVia(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration): string | undefined {
+  return INDIRECT.get(call)?.get(fn);
+}
+
+/** `tool.toolCall(request)` where `tool` is typed by an interface, or an abstract method: the member called. */
+function memberSignatureOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expression): ts.Node | undefined {
+  const e = skipOuter(ts, callee);
+  if (!ts.isPropertyAccessExpression(e)) return undefined;
+  const declaration = checker.getSymbolAtLocation(e.name)?.declarations?.[0];
+  if (!declaration || declaration.getSourceFile().isDeclarationFile || !isProjectSource(declaration.getSourceFile())) return undefined;
+  return ts.isMethodSignature(declaration) || ts.isPropertySignature(declaration) ? declaration : undefined;
+}
+
+/**
+ * `safeAsk()` where `const safeAsk = withRetry(ask)` or `const safeAsk = this.ask.bind(this)`: the
+ * function of the project the called value wraps, and how.
+ */
+function wrappedFunctionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expression): { fn: ts.FunctionLikeDeclaration; via: string } | undefined {
+  const e = skipOuter(ts, callee);
+  const nameNode = ts.isPropertyAccessExpression(e) ? e.name : ts.isIdentifier(e) ? e : undefined;
+  if (!nameNode) return undefined;
+  let symbol = checker.getSymbolAtLocation(nameNode);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+  const declaration = symbol?.valueDeclaration;
+  if (!declaration || (!ts.isVariableDeclaration(declaration) && !ts.isPropertyDeclaration(declaration)) || !declaration.initializer) return undefined;
+  if (!isProjectSource(declaration.getSourceFile())) return undefined;
+  const init = skipOuter(ts, declaration.initializer);
+  if (!ts.isCallExpression(init)) return undefined;
+  const called = skipOuter(ts, init.expression);
+  if (ts.isPropertyAccessExpression(called) && called.name.text === 'bind') {
+    const fn = functionOf(ts, checker, called.expression);
+    return fn && { fn, via: `through a bound copy of it (\`${declaration.name.getText()}\`, ${where(declaration)})` };
+  }
+  for (const argument of init.arguments) {
+    const fn = functionOf(ts, checker, argument);
+    if (fn) return { fn, via: `through ${called.getText()}(), which wraps it (\`${declaration.name.getText()}\`, ${where(declaration)})` };
+  }
+  return undefined;
+}
+
+/**
+ * The interface and base class members a method implements or overrides, and theirs in turn: calls
+ * of those may run it.
+ */
+function membersImplemented(ts: TS, checker: ts.TypeChecker, fn: ts.FunctionLikeDeclaration): ts.Node[] {
+  const found: ts.Node[] = [];
+  const visit = (member: ts.Node): void => {
+    const owner = member.parent;
+    const name = (member as ts.MethodDeclaration).name;
+    if (!owner || !(ts.isClassLike(owner) || ts.isInterfaceDeclaration(owner)) || !name || !ts.isIdentifier(name)) return;
+    for (const clause of owner.heritageClauses ?? []) {
+      for (const base of clause.types) {
+        const property = checker.getTypeAtLocation(base).getProperty(name.text);
+        for (const declaration of property?.declarations ?? []) {
+          if (declaration === member || found.includes(declaration) || declaration.getSourceFile().isDeclarationFile) continue;
+          found.push(declaration);
+          visit(declaration);
+        }
+      }
+    }
+  };
+  if (ts.isMethodDeclaration(fn) || (ts.isPropertyDeclaration(fn.parent) && fn.parent.initializer === fn)) visit(ts.isMethodDeclaration(fn) ? fn : fn.parent);
+  return found;
+}
+
+function memberName(ts: TS, member: ts.Node): string {
+  const owner = member.parent as ts.ClassLikeDeclaration | ts.InterfaceDeclaration;
+  return `${owner.name?.text ?? '<class>'}.${(member as ts.MethodDeclaration).name.getText()}()`;
+}
+
+function ownerKind(ts: TS, member: ts.Node): string {
+  if (ts.isInterfaceDeclaration(member.parent)) return 'an interface member';
+  const abstract = ts.canHaveModifiers(member) && ts.getModifiers(member)?.some(m => m.kind === ts.SyntaxKind.AbstractKeyword);
+  return abstract ? 'an abstract method' : 'a method it overrides';
+}
+
+function where(node: ts.Node): string {
+  const file = node.getSourceFile();
+  return `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}`;
 }
 
 function constructorOf(ts: TS, checker: ts.TypeChecker, expression: ts.Expression): ts.ConstructorDeclaration | undefined {

@@ -54,6 +54,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const analyse = (sourceFile: ts.SourceFile): Map<ts.SourceFile, FileAnalysis> => analyzeGroup({
     ts: tsApi, sourceFile, program, crossFile: true, isTestFile,
     externalCallSites: fn => index.callsOf(fn),
+    indirectCallSites: fn => index.indirectCallsOf(fn),
     externalConstructions: ctor => index.constructionsOf(ctor),
   });
   const queue = typed.map(file => program!.getSourceFile(file)).filter((f): f is ts.SourceFile => f !== undefined && mightContainSites(f.text));

@@ -36,7 +36,7 @@ describe.each(folders.map(dir => [dir.slice(ROOT.length + 1), dir]))('%s', (_, d
   const index = new ProjectIndex(ts, program);
   const options = (file: string): AnalyzeOptions => ({
     ts, sourceFile: program.getSourceFile(file)!, program, crossFile: true,
-    externalCallSites: fn => index.callsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor),
+    externalCallSites: fn => index.callsOf(fn), indirectCallSites: fn => index.indirectCallsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor),
   });
 
   it('gives each file of a group the analysis that file gets on its own', () => {

@@ -1365,3 +1365,66 @@ describe('objects that live in the server are not state', () => {
     expect(verdicts(again)).toEqual(['11 refuse:non-json-local']);
   });
 });
+
+describe('the caller chain is followed through interface members, base class methods, bound copies and wrappers', () => {
+  const analyse = (files: Record<string, string>) => {
+    const { program, sourceFiles } = snippetsProgram(files);
+    const index = new ProjectIndex(ts, program);
+    return sourceFiles.map(sourceFile => analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn), indirectCallSites: fn => index.indirectCallsOf(fn), crossFile: true }));
+  };
+  const FRAMEWORK = `import { McpServer } from '@modelcontextprotocol/server';
+export interface ToolProtocol { name: string; toolCall(args: Record<string, unknown>): Promise<string>; }
+export abstract class BaseTool implements ToolProtocol {
+  abstract name: string;
+  server!: McpServer;
+  protected abstract execute(args: Record<string, unknown>): Promise<string>;
+  async toolCall(args: Record<string, unknown>): Promise<string> { return await this.execute(args); }
+  protected async confirm(message: string): Promise<boolean> {
+    const answer = await this.server.server.elicitInput({ mode: 'form', message, requestedSchema: { type: 'object', properties: {} } });
+    return answer.action === 'accept';
+  }
+}
+export function serve(tools: ToolProtocol[]): McpServer {
+  const server = new McpServer({ name: 'f', version: '1' });
+  for (const tool of tools) {
+    if (tool instanceof BaseTool) tool.server = server;
+    server.registerTool(tool.name, {}, async (args: Record<string, unknown>) => ({ content: [{ type: 'text' as const, text: await tool.toolCall(args) }] }));
+  }
+  return server;
+}
+`;
+  const TOOL = `import { BaseTool } from './framework.js';
+export class DeleteTool extends BaseTool {
+  name = 'delete';
+  protected async execute(): Promise<string> {
+    const ok = await this.confirm('Delete?');
+    return ok ? 'deleted' : 'kept';
+  }
+}
+`;
+
+  it('a framework tool: reached from the tools/call handler through the interface and the abstract method, refused naming them', () => {
+    const [framework] = analyse({ 'chain-a/framework.ts': FRAMEWORK, 'chain-a/delete.ts': TOOL });
+    expect(verdicts(framework!)).toEqual(['9 refuse:unsupported-construct']);
+    // The decisive obstacle on the way up: DeleteTool.execute() runs through the abstract method.
+    expect(hint(framework!.sites[0]!)).toBe('helper execute() is reached through BaseTool.execute() (framework.ts:6), an abstract method; a split cannot follow a call that may run other code too (framework.ts:7), so migrate it by hand (where helper execute() calls confirm(), delete.ts:5).');
+  });
+
+  it('a bound copy and a wrapper: reached from the handler that calls them, refused naming them', () => {
+    const base = (extra: string, body: string) => `import { McpServer } from '@modelcontextprotocol/server';
+const server = new McpServer({ name: 'b', version: '1' });
+async function ask(message: string): Promise<boolean> {
+  const answer = await server.server.elicitInput({ mode: 'form', message, requestedSchema: { type: 'object', properties: {} } });
+  return answer.action === 'accept';
+}
+${extra}
+server.registerTool('drop', {}, async () => ({ content: [{ type: 'text' as const, text: String(${body}) }] }));
+`;
+    const [bound] = analyse({ 'chain-b/tools.ts': base('const confirm = ask.bind(undefined);', "await confirm('Drop?')") });
+    expect(verdicts(bound!)).toEqual(['4 refuse:unsupported-construct']);
+    expect(hint(bound!.sites[0]!)).toMatch(/^helper ask\(\) is also used as a value \(line 7\)/);
+    const [wrapped] = analyse({ 'chain-c/tools.ts': base('function logged<A extends unknown[], R>(f: (...a: A) => R): (...a: A) => R { return (...a) => f(...a); }\nconst confirm = logged(ask);', "await confirm('Drop?')") });
+    expect(verdicts(wrapped!)).toEqual(['4 refuse:unsupported-construct']);
+    expect(hint(wrapped!.sites[0]!)).toMatch(/^helper ask\(\) is also used as a value \(line 8\)/);
+  });
+});

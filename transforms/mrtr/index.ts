@@ -44,6 +44,7 @@ export const mrtrTransform: Transform = {
       sourceFile: file,
       program: withProgram,
       externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
+      indirectCallSites: fn => context.projectIndex.indirectCallsOf(fn as never) as unknown as ts.CallExpression[],
       externalConstructions: ctor => context.projectIndex.constructionsOf(ctor as never) as unknown as ts.NewExpression[],
       crossFile: context.shared !== undefined,
       isTestFile: context.isTestFile ?? commonTestFiles(context.cwd),
