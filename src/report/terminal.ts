@@ -58,7 +58,7 @@ export function renderTerminalSummary(report: RunReport, reportPaths: string[], 
   }
   const keptOnV1 = new Map(report.diagnostics.filter(d => d.code === 'sdk-upgrade/rolled-back').map(d => [d.file, d.message]));
   for (const file of report.files.filter(f => (f.error !== undefined && !isLeftByInterruption(f.error)) || f.rolledBack)) {
-    lines.push(`  ${c.red('✗')} ${file.file}: ${file.error ?? keptOnV1.get(file.file) ?? `rolled back: ${file.newTypeErrors[0] ?? 'the rewrite added type errors'}`}`);
+    lines.push(`  ${c.red('✗')} ${file.file}: ${file.error ?? keptOnV1.get(file.file) ?? (file.newTypeErrors[0] ? `rolled back: ${file.newTypeErrors[0]}` : 'rolled back with the files it shares a requestState codec or an asking helper with (the report says why)')}`);
   }
   const errors = report.diagnostics.filter(d => d.level === 'error' && d.code !== 'verify/rolled-back' && d.code !== 'sdk-upgrade/rolled-back' && !report.files.some(f => f.file === d.file && f.error));
   for (const d of errors.slice(0, 5)) lines.push(`  ${c.red('✗')} ${d.file ? `${d.file}${d.line ? `:${d.line}` : ''}: ` : ''}${d.message}`);

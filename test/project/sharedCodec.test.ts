@@ -127,6 +127,25 @@ describe('an asking helper used by several modules', () => {
     expect(report.diagnostics.find(d => d.code === 'verify/rolled-back')!.message).toMatch(/accounts\.ts/);
   });
 
+  it('splits it for a caller the rewrite lowers first (an expression-bodied handler), analysed again with the calls of the lowered file', async () => {
+    const dir = tempProject('lowered-caller');
+    const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
+    writeFileSync(join(dir, 'ask.ts'), readFileSync(join(HELPER_FIXTURE, 'input', 'ask.ts'), 'utf8'));
+    writeFileSync(join(dir, 'tools.ts'), [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import { askYesNo } from './ask.js';",
+      "export const server = new McpServer({ name: 'tables', version: '1.0.0' });",
+      "server.registerTool('drop', {}, async () => ({ content: [{ type: 'text', text: String(await askYesNo(server, 'Drop?')) }] }));",
+      '',
+    ].join('\n'));
+    const report = await migrate({ cwd: dir, force: true });
+    expect(report.files.flatMap(f => (f.error ? [`${f.file}: ${f.error}`] : []))).toEqual([]);
+    // For review: the exported helper changes for code outside the project too.
+    expect(report.sites.map(s => s.status)).toEqual(['migrated-for-review']);
+    expect(readFileSync(join(dir, 'tools.ts'), 'utf8')).toContain('askYesNoRequest(');
+  });
+
   it('splits nothing when a file the run does not analyse names the helper', async () => {
     const dir = project(HELPER_FIXTURE);
     mkdirSync(join(dir, 'scripts'));

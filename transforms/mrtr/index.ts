@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeFile, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
+import { analyzeFile, ProjectIndex, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
 import type { Handler, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
@@ -39,14 +39,15 @@ export const mrtrTransform: Transform = {
     }
     const program = fromPlan?.program ?? programOf();
     const compiled = fromPlan?.sourceFile ?? program.getSourceFile(sourceFile.getFilePath()) ?? (sourceFile.compilerNode as unknown as ts.SourceFile);
-    const analyze = (file: ts.SourceFile, withProgram: ts.Program): FileAnalysis => analyzeFile({
+    const analyze = (file: ts.SourceFile, withProgram: ts.Program, index: ProjectIndex = context.projectIndex): FileAnalysis => analyzeFile({
       ts,
       sourceFile: file,
       program: withProgram,
-      externalCallSites: fn => context.projectIndex.callsOf(fn as never) as unknown as ts.CallExpression[],
-      indirectCallSites: fn => context.projectIndex.indirectCallsOf(fn as never) as unknown as ts.CallExpression[],
-      externalConstructions: ctor => context.projectIndex.constructionsOf(ctor as never) as unknown as ts.NewExpression[],
-      crossFile: context.shared !== undefined,
+      externalCallSites: fn => index.callsOf(fn as never) as unknown as ts.CallExpression[],
+      indirectCallSites: fn => index.indirectCallsOf(fn as never) as unknown as ts.CallExpression[],
+      externalConstructions: ctor => index.constructionsOf(ctor as never) as unknown as ts.NewExpression[],
+      // The CLI plans its files together (planned): a file it lowers is analysed again as the plan analysed it.
+      crossFile: context.shared !== undefined || context.planned !== undefined,
       isTestFile: context.isTestFile ?? commonTestFiles(context.cwd),
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
@@ -62,7 +63,8 @@ export const mrtrTransform: Transform = {
       sourceFile.replaceWithText(applyEdits(original, lowering));
       const lowered = programOf();
       const loweredFile = lowered.getSourceFile(sourceFile.getFilePath())!;
-      const again = analyze(loweredFile, lowered);
+      // The project's calls of the lowered file are its new nodes: index them on the lowered program.
+      const again = analyze(loweredFile, lowered, new ProjectIndex(ts as never, lowered as never));
       // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
       const verdicts = (a: FileAnalysis): string => `${a.sites.map(s => s.verdict.kind).join(',')}; ${a.plans.map(p => p.questions.length).join(',')}; ${a.helperSplits.length}`;
       if (verdicts(again) !== verdicts(analysis)) {

@@ -137,8 +137,12 @@ export function undoGroup(run: RunState, group: Entry[], why: string, cause: str
       entry.error = `not created: ${why}.`;
       continue;
     }
-    entry.sourceFile!.replaceWithText(entry.beforeWiring ?? entry.afterSdkUpgrade);
-    entry.rolledBack = true;
+    const restored = entry.beforeWiring ?? entry.afterSdkUpgrade;
+    // A member the rewrite left as it was (a caller of a refused helper, a test) has nothing undone.
+    if (entry.sourceFile!.getFullText() !== restored) {
+      entry.sourceFile!.replaceWithText(restored);
+      entry.rolledBack = true;
+    }
     if (entry.beforeWiring === undefined) entry.changedBy = entry.changedBy.filter(id => id === 'sdk-upgrade');
     else entry.changedBy = entry.changedBy.filter(id => id !== 'mrtr');
     const undone = entry.sites.filter(site => site.status === 'migrated' || site.status === 'migrated-for-review');
