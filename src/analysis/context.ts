@@ -108,7 +108,8 @@ export class ContextFinder {
         fromTests.push(callSite(call));
         continue; // a test's call says nothing of where the server runs it
       } else {
-        unreachableFrom.push(`${callSite(call)} (${context.detail})`);
+        // A caller's own chain stays in its first clause: the reason names where, not every path.
+        unreachableFrom.push(`${callSite(call)} (${context.detail.replace(/: .*$/s, '')})`);
         outside.push({ at: unreachableFrom[unreachableFrom.length - 1]!, context });
       }
       callerContexts.push(context);

@@ -111,6 +111,23 @@ describe('verdict order: the first reason that applies is the one reported', () 
     });
   });
 
+  it('a helper called from many places outside requests names three of them, each in a few words', () => {
+    const callers = ['a', 'b', 'c', 'd'].flatMap(name => [
+      `async function ${name}(): Promise<void> { await ask(); }`,
+      ...[1, 2, 3, 4].map(() => `void ${name}();`),
+    ]);
+    const { typed } = analyzeBoth([
+      ...V2,
+      'async function ask(): Promise<string> {',
+      `  const answer = await server.server.elicitInput(${FORM});`,
+      '  return answer.action;',
+      '}',
+      ...callers,
+    ].join('\n'));
+    expect(verdicts(typed)).toEqual(['5 refuse:no-live-request']);
+    expect(hint(typed.sites[0]!)).toBe('ask is only called outside requests: __snippet__.ts:8 (a is only called outside requests); __snippet__.ts:13 (b is only called outside requests); __snippet__.ts:18 (c is only called outside requests); and 1 more; only tools/call, prompts/get and resources/read handlers can ask the client.');
+  });
+
   it('unsupported-construct before unknown-local-type: types may show the local is JSON, the construct stays', () => {
     const { typed, untyped } = analyzeBoth([
       ...V2,
