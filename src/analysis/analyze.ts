@@ -11,7 +11,7 @@ import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
 import { helperCallProblem, isExportedHelper, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
-import { indirectCallVia } from './projectIndex.js';
+import { indirectCallsInFile, indirectCallVia } from './projectIndex.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
@@ -163,10 +163,17 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   const isTestFile = options.isTestFile ?? commonTestFiles(program?.getCurrentDirectory());
   const resolverOf = (node: ts.Node): SdkResolver => scopeOf(node.getSourceFile()).resolver;
   /** The calls that run a function: its own, then the indirect ones (through an interface member, a wrapper, ...). */
+  const reached = new Map<ts.FunctionLikeDeclaration, ts.CallExpression[]>();
   const reachingCalls = (fn: ts.FunctionLikeDeclaration): ts.CallExpression[] => {
+    let calls = reached.get(fn);
+    if (calls) return calls;
     const direct = resolverOf(fn).callsOf(fn);
-    const indirect = options.indirectCallSites?.(fn).filter(c => !direct.includes(c)) ?? [];
-    return indirect.length > 0 ? [...direct, ...indirect] : direct;
+    // Without the project index, the file's own bound copies and wrappers of it.
+    const found = options.indirectCallSites?.(fn) ?? indirectCallsInFile(ts, fn);
+    const indirect = found.filter(c => !direct.includes(c));
+    calls = indirect.length > 0 ? [...direct, ...indirect] : direct;
+    reached.set(fn, calls);
+    return calls;
   };
   const contexts = new ContextFinder(ts, file => scopeOf(file).index, reachingCalls, isTestFile);
   const asking = crossFile ? new AskingFunctions(ts, checker!, rawsOf) : undefined;

@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
-import { isFunctionLike } from './scope.js';
-import { isProjectSource, skipOuter } from './sdk.js';
+import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { functionNameNode, isProjectSource, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
@@ -100,6 +100,62 @@ const INDIRECT = new WeakMap<ts.CallExpression, Map<ts.FunctionLikeDeclaration, 
  */
 export function indirectCallVia(call: ts.CallExpression, fn: ts.FunctionLikeDeclaration): string | undefined {
   return INDIRECT.get(call)?.get(fn);
+}
+
+/**
+ * Without type information, in the function's own file: calls of a constant that holds a bound copy
+ * of it or what a function made of it (`const confirm = ask.bind(null)`, `const safe = logged(ask)`,
+ * `const run = this.ask.bind(this)` in its class), described as `indirectCallVia` describes them.
+ */
+export function indirectCallsInFile(ts: TS, fn: ts.FunctionLikeDeclaration): ts.CallExpression[] {
+  const name = functionNameNode(ts, fn);
+  if (!name) return [];
+  const file = fn.getSourceFile();
+  const isFn = (e: ts.Expression): boolean => {
+    const inner = skipOuter(ts, e);
+    if (ts.isIdentifier(inner)) return inner.text === name.text && resolveIdentifier(ts, inner)?.nameNode === name;
+    return ts.isMethodDeclaration(fn) && ts.isPropertyAccessExpression(inner) && inner.expression.kind === ts.SyntaxKind.ThisKeyword &&
+      inner.name.text === name.text && isWithinNode(fn.parent, inner);
+  };
+  const holders = new Map<ts.Identifier, string>();
+  const calls: ts.CallExpression[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer && ts.getCombinedNodeFlags(node) & ts.NodeFlags.Const) {
+      const init = skipOuter(ts, node.initializer);
+      if (ts.isCallExpression(init)) {
+        const called = skipOuter(ts, init.expression);
+        if (ts.isPropertyAccessExpression(called) && called.name.text === 'bind' && isFn(called.expression)) {
+          holders.set(node.name, `through a bound copy of it (\`${node.name.text}\`, ${where(node)})`);
+        } else if (init.arguments.some(isFn)) {
+          holders.set(node.name, `through ${called.getText()}(), which wraps it (\`${node.name.text}\`, ${where(node)})`);
+        }
+      }
+    }
+    node.forEachChild(visit);
+  };
+  visit(file);
+  if (holders.size === 0) return [];
+  const collect = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = skipOuter(ts, node.expression);
+      const holder = ts.isIdentifier(callee) ? resolveIdentifier(ts, callee)?.nameNode : undefined;
+      const via = holder && holders.get(holder);
+      if (via) {
+        calls.push(node);
+        let vias = INDIRECT.get(node);
+        if (!vias) INDIRECT.set(node, (vias = new Map()));
+        vias.set(fn, via);
+      }
+    }
+    node.forEachChild(collect);
+  };
+  collect(file);
+  return calls;
+}
+
+function isWithinNode(outer: ts.Node, node: ts.Node): boolean {
+  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === outer) return true;
+  return false;
 }
 
 /** `tool.toolCall(request)` where `tool` is typed by an interface, or an abstract method: the member called. */

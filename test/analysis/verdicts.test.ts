@@ -1437,6 +1437,11 @@ async function ask(message: string): Promise<boolean> {
 ${extra}
 server.registerTool('drop', {}, async () => ({ content: [{ type: 'text' as const, text: String(${body}) }] }));
 `;
+    // Without the project index (a lint without types): the file's own bound copies and wrappers.
+    for (const [extra, line] of [['const confirm = ask.bind(undefined);', 7], ['function logged<A extends unknown[], R>(f: (...a: A) => R): (...a: A) => R { return (...a) => f(...a); }\nconst confirm = logged(ask);', 8]] as const) {
+      const { typed, untyped } = analyzeBoth(base(extra, "await confirm('Drop?')"));
+      for (const analysis of [typed, untyped]) expect(hint(analysis.sites[0]!)).toMatch(new RegExp(`^helper ask\\(\\) is also used as a value \\(line ${line}\\)`));
+    }
     const [bound] = analyse({ 'chain-b/tools.ts': base('const confirm = ask.bind(undefined);', "await confirm('Drop?')") });
     expect(verdicts(bound!)).toEqual(['4 refuse:unsupported-construct']);
     expect(hint(bound!.sites[0]!)).toMatch(/^helper ask\(\) is also used as a value \(line 7\)/);
