@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { TRANSFORMS } from '../../transforms/index.js';
-import { breaking, REPO, tempProject } from './tempProject.js';
+import { breaking, fixtureOptionsProject, REPO, tempProject } from './tempProject.js';
 
 const FORM = "{ mode: 'form', message: `Drop ${table}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } }";
 const SERVER = [
@@ -39,31 +39,30 @@ describe('a file whose rewrite is rolled back', () => {
 
 describe('a group of files rolled back together', () => {
   it('reports as rolled back only the files that had a change to undo', async () => {
-    const dir = tempProject('rolled-back-group');
-    const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
-    writeFileSync(join(dir, 'ask.ts'), [
-      "import type { McpServer } from '@modelcontextprotocol/server';",
-      'export async function askYesNo(server: McpServer, message: string): Promise<boolean> {',
-      "  const answer = await server.server.elicitInput({ mode: 'form', message, requestedSchema: { type: 'object', properties: {} } });",
-      "  return answer.action === 'accept';",
-      '}',
-      '',
-    ].join('\n'));
-    writeFileSync(join(dir, 'tools.ts'), [
-      "import { McpServer } from '@modelcontextprotocol/server';",
-      "import { askYesNo } from './ask.js';",
-      "export const server = new McpServer({ name: 'tables', version: '1.0.0' });",
-      "server.registerTool('drop', {}, async () => ({ content: [{ type: 'text', text: String(await askYesNo(server, 'Drop?')) }] }));",
-      '',
-    ].join('\n'));
-    // A test calls the helper too: it is refused, and the three files stay linked.
-    writeFileSync(join(dir, 'ask.test.ts'), [
-      "import { McpServer } from '@modelcontextprotocol/server';",
-      "import { askYesNo } from './ask.js';",
-      "export const asked = askYesNo(new McpServer({ name: 'stub', version: '0' }), 'Test?');",
-      '',
-    ].join('\n'));
+    const dir = fixtureOptionsProject('rolled-back-group', {
+      'ask.ts': [
+        "import type { McpServer } from '@modelcontextprotocol/server';",
+        'export async function askYesNo(server: McpServer, message: string): Promise<boolean> {',
+        "  const answer = await server.server.elicitInput({ mode: 'form', message, requestedSchema: { type: 'object', properties: {} } });",
+        "  return answer.action === 'accept';",
+        '}',
+        '',
+      ].join('\n'),
+      'tools.ts': [
+        "import { McpServer } from '@modelcontextprotocol/server';",
+        "import { askYesNo } from './ask.js';",
+        "export const server = new McpServer({ name: 'tables', version: '1.0.0' });",
+        "server.registerTool('drop', {}, async () => ({ content: [{ type: 'text', text: String(await askYesNo(server, 'Drop?')) }] }));",
+        '',
+      ].join('\n'),
+      // A test calls the helper too: it is refused, and the three files stay linked.
+      'ask.test.ts': [
+        "import { McpServer } from '@modelcontextprotocol/server';",
+        "import { askYesNo } from './ask.js';",
+        "export const asked = askYesNo(new McpServer({ name: 'stub', version: '0' }), 'Test?');",
+        '',
+      ].join('\n'),
+    });
     const report = await migrate({ cwd: dir, force: true, transforms: [...TRANSFORMS, breaking('ask.ts')] });
     expect(report.sites.map(s => `${s.file}:${s.line} ${s.status} ${s.reason ?? ''}`)).toEqual(['ask.ts:3 refused unsupported-construct']);
     expect(report.files.filter(f => f.rolledBack).map(f => f.file)).toEqual(['ask.ts']);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { TRANSFORMS } from '../../transforms/index.js';
-import { breaking, REPO, tempProject } from './tempProject.js';
+import { breaking, fixtureOptionsProject, REPO, tempProject } from './tempProject.js';
 
 /**
  * A server whose tools are registered from two modules (fixtures/v2-tools-across-files): the files
@@ -128,17 +128,16 @@ describe('an asking helper used by several modules', () => {
   });
 
   it('splits it for a caller the rewrite lowers first (an expression-bodied handler), analysed again with the calls of the lowered file', async () => {
-    const dir = tempProject('lowered-caller');
-    const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
-    writeFileSync(join(dir, 'ask.ts'), readFileSync(join(HELPER_FIXTURE, 'input', 'ask.ts'), 'utf8'));
-    writeFileSync(join(dir, 'tools.ts'), [
-      "import { McpServer } from '@modelcontextprotocol/server';",
-      "import { askYesNo } from './ask.js';",
-      "export const server = new McpServer({ name: 'tables', version: '1.0.0' });",
-      "server.registerTool('drop', {}, async () => ({ content: [{ type: 'text', text: String(await askYesNo(server, 'Drop?')) }] }));",
-      '',
-    ].join('\n'));
+    const dir = fixtureOptionsProject('lowered-caller', {
+      'ask.ts': readFileSync(join(HELPER_FIXTURE, 'input', 'ask.ts'), 'utf8'),
+      'tools.ts': [
+        "import { McpServer } from '@modelcontextprotocol/server';",
+        "import { askYesNo } from './ask.js';",
+        "export const server = new McpServer({ name: 'tables', version: '1.0.0' });",
+        "server.registerTool('drop', {}, async () => ({ content: [{ type: 'text', text: String(await askYesNo(server, 'Drop?')) }] }));",
+        '',
+      ].join('\n'),
+    });
     const report = await migrate({ cwd: dir, force: true });
     expect(report.files.flatMap(f => (f.error ? [`${f.file}: ${f.error}`] : []))).toEqual([]);
     // For review: the exported helper changes for code outside the project too.

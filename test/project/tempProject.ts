@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
@@ -17,6 +17,15 @@ export function tempProject(prefix: string): string {
   const dir = mkdtempSync(join(os.tmpdir(), `mrtr-${prefix}-`));
   made.push(dir);
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+/** A temporary project compiled with the runnable fixtures' options (tsconfig.fixtures.json), holding `files`. */
+export function fixtureOptionsProject(prefix: string, files: Record<string, string>): string {
+  const dir = tempProject(prefix);
+  const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }
 
