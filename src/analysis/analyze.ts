@@ -461,7 +461,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
       case 'no-live-request':
         return refuse(reason, `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
       case 'relay':
-        return refuse(reason, `${context.detail}; pass the question through instead: where this server's tool calls the upstream, return the upstream's input-required result as its own and send the client's answers back on the retry (by hand).`);
+        return refuse(reason, `${context.detail}; pass the question through instead: where this server's tool calls the upstream, return the upstream's input-required result as its own and send the client's answers back on the retry (by hand; the report has a sketch).`);
       default:
         return refuse(reason, context.detail);
     }

@@ -123,6 +123,7 @@ export const REPORT_JSON_SCHEMA = {
           sideEffectsBefore: strings,
           callOptions: strings,
           todo: strings,
+          sketch: { ...str, description: 'Code to write by hand instead, where the report has it (a relay\'s pass-through).' },
           handlerLines: nullable({ type: 'object', required: ['start', 'end'], properties: { start: int, end: int } }),
           handlerDiff: str,
         },

@@ -66,6 +66,7 @@ export function renderMarkdown(report: RunReport): string {
       out.push('- To do:');
       for (const todo of site.todo) out.push(`  - [ ] ${todo}`);
     }
+    if (site.sketch) out.push('', '<details><summary>Sketch: the pass-through, in the tool that calls the upstream</summary>', '', fence(site.sketch, 'ts'), '', '</details>');
     const diff = handlerDiff(report, site);
     if (diff) out.push('', '<details><summary>Diff of the handler</summary>', '', fence(diff, 'diff'), '', '</details>');
     out.push('');

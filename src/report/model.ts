@@ -49,6 +49,8 @@ export interface SiteReport {
   callOptions: string[];
   /** What the user must still do for this site. */
   todo: string[];
+  /** Code that does by hand what the rewrite cannot (a relay's pass-through, src/report/relaySketch.ts). */
+  sketch?: string;
   /** Lines of the enclosing handler in the text the rewrite started from, to cut its diff out of the file diff. */
   handlerLines: { start: number; end: number } | undefined;
   /** Line, in the text the rewrite started from, above which the site's marker goes (a rolled-back site gets one too). */

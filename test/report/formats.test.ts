@@ -105,6 +105,19 @@ describe('objects that live in the server', () => {
   });
 });
 
+describe('a relay', () => {
+  it('comes with the pass-through sketch in the markdown and json reports (test/report/relaySketch.test.ts runs it)', async () => {
+    const relay = await fixtureDryRunReport('refuse-relay');
+    expect(relay.sites.map(s => s.reason)).toEqual(['relay', 'relay']);
+    for (const site of relay.sites) expect(site.sketch).toContain('{ allowInputRequired: true }');
+    expect(renderMarkdown(relay)).toContain('<details><summary>Sketch: the pass-through, in the tool that calls the upstream</summary>');
+    const validate = jsonValidator();
+    const json = JSON.parse(renderJson(relay));
+    expect(validate(json), JSON.stringify(validate.errors, null, 2)).toBe(true);
+    expect(json.sites[0].sketch).toMatch(/^import \{ isInputRequiredResult, withInputRequired \} from '@modelcontextprotocol\/client';/);
+  });
+});
+
 describe('// mrtr-migrate-ignore in the reports', () => {
   let ignores: RunReport;
   beforeAll(async () => {

@@ -10,6 +10,7 @@ import { eraseTypes } from './eraseTypes.js';
 import { moduleSupportEdits, SUPPORT_TYPES, type CodecNames } from './moduleSupport.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { commonTestFiles } from '../../src/analysis/testFiles.js';
+import { RELAY_SKETCH_IMPORTS, relaySketch } from '../../src/report/relaySketch.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
 import { rewriteWrapper, wrappersOf } from './rewriteWrapper.js';
@@ -425,6 +426,7 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, 
     sideEffectsBefore: site.sideEffectsBefore,
     callOptions: site.callOptions,
     todo,
+    ...(verdict.kind === 'refuse' && verdict.reason === 'relay' ? { sketch: `${RELAY_SKETCH_IMPORTS}\n\n${relaySketch()}` } : {}),
     // For a question in a helper, the diff shows the helper (split into its request and result parts).
     handlerLines: diffed ? { start: lineOf(diffed.getStart(sourceFile)), end: lineOf(diffed.getEnd()) } : undefined,
     markerLine: lineOf(markerLineStart(ts, sourceFile, site, literals)),
