@@ -251,105 +251,16 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
 
   const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall, exportsAllowed: crossFile };
+  const chainCx: ChainContext = { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, isTestFile, factsAt, facts };
   const chains = new Map<number, HelperChain>();
   const verdicts = facts.map((f, i) => {
     if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolverOf(f.raw.node), checker);
     const first = verdictFor(ts, f, facts, resolverOf(f.raw.node), checker, true);
     if (first.kind === 'refuse') return first;
-    const chain = helperChain(f.context.helper, f.raw.call, { type: 'push', raw: f.raw }, new Set());
+    const chain = helperChain(chainCx, f.context.helper, f.raw.call, { type: 'push', raw: f.raw }, new Set());
     if (chain.verdict.kind === 'migrate') chains.set(i, chain);
     return chain.verdict;
   });
-
-  /** Whether the helper `fn` can be split around `call`, and every caller up to the handlers rewritten. */
-  function helperChain(fn: ts.FunctionLikeDeclaration, call: ts.CallExpression | ts.NewExpression, question: HelperQuestion, seen: Set<ts.FunctionLikeDeclaration>): HelperChain {
-    const refused = (reason: RefusalReason, hint: string): HelperChain => ({ verdict: refuse(reason, hint), splits: [], handlerQuestions: [] });
-    const split = splitHelper(helperCx, fn, call, question);
-    if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
-    if (seen.has(fn)) return refused('unsupported-construct', `helper ${split.name}() is recursive.`);
-    const calls = resolverOf(fn).callsOf(fn);
-    const other = otherHelperReference(ts, fn, calls);
-    if (other) return refused('unsupported-construct', `helper ${split.name}() is also used as a value (line ${lineOf(other)}), which would break when it is split into a request part and a result part.`);
-    const notes = split.effects.length > 0
-      ? [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`]
-      : [];
-    // Exported, or called from other files: every use in the project must be a call the rewrite
-    // changes or a plain import of it, and the parts' names must be free wherever it is imported.
-    const crossing = calls.some(c => c.getSourceFile() !== fn.getSourceFile());
-    // Calls that run it without calling it (through an interface member, a wrapper) refuse the split below, naming them.
-    const reaching = reachingCalls(fn);
-    const indirect = reaching.length > calls.length;
-    if (crossFile && !crossing && !indirect && isExportedHelper(ts, fn)) {
-      return refused('unsupported-construct', `helper ${split.name}() is exported, but no other file of the project calls it: code outside the project may, and would lose it when it is split; stop exporting it, or migrate it by hand.`);
-    }
-    if (crossFile && crossing && !indirect) {
-      const problem = crossFileHelperProblem(ts, checker!, program!, fn, split.name, calls);
-      if (typeof problem === 'string') return refused('unsupported-construct', `${problem}; migrate it by hand or move the question into the handler.`);
-      split.partNames = problem.partNames;
-      if (isExportedHelper(ts, fn)) {
-        notes.push(`the exported ${split.name}() becomes ${problem.partNames.request}()${split.identity ? '' : ` and ${problem.partNames.result}()`}, and the files of this project that import it are rewritten with it; code outside the project that imports it must change the same way`);
-      }
-    }
-    const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
-    const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
-    // Every caller is judged; where several refuse, the decisive reason is the one reported (reasons.ts).
-    const callerContexts = new Map(reaching.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
-    const refusals: Array<{ reason: RefusalReason; hint: string }> = [];
-    const fromTests: ts.CallExpression[] = [];
-    for (const caller of reaching) {
-      const at = atOf(caller);
-      const context = callerContexts.get(caller);
-      if (!context) {
-        refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).` });
-        continue;
-      }
-      if (context.type === 'no-request') {
-        // A test's direct call does not keep a request from reaching the helper, but a split would break it.
-        if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) fromTests.push(caller);
-        else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
-        continue;
-      }
-      const via = indirectCallVia(caller, fn);
-      if (via) {
-        refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is reached ${via}; a split cannot follow a call that may run other code too (${at}), so migrate it by hand.` });
-        continue;
-      }
-      const problem = helperCallProblem(ts, caller, split.name, checker);
-      if (problem) {
-        refusals.push({ reason: 'unsupported-construct', hint: `${problem} (${at}).` });
-        continue;
-      }
-      let verdict: Verdict;
-      if (context.type === 'handler') {
-        const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
-        const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
-        verdict = verdictFor(ts, callerFacts, facts, resolverOf(caller), checker);
-        if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
-      } else {
-        const up = helperChain(context.helper, caller, { type: 'helper', call: caller, split }, new Set(seen).add(fn));
-        verdict = up.verdict;
-        if (verdict.kind === 'migrate') {
-          result.splits.push(...up.splits);
-          result.handlerQuestions.push(...up.handlerQuestions);
-        }
-      }
-      if (verdict.kind === 'refuse') {
-        const by = context.type === 'handler' ? describeHandlers([context.handler]) : `helper ${context.helperName}()`;
-        // The obstacle first (a marker keeps the first clause), then where the chain meets it.
-        refusals.push({ reason: verdict.reason, hint: `${verdict.hint.replace(/\.$/, '')} (where ${by} calls ${split.name}(), ${at}).` });
-        continue;
-      }
-      const prior = result.verdict as Extract<Verdict, { kind: 'migrate' }>;
-      result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
-    }
-    if (fromTests.length > 0) {
-      const where = fromTests.map(atOf).slice(0, 2).join(', ') + (fromTests.length > 2 ? ` and ${fromTests.length - 2} more` : '');
-      refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called by a test (${where}); splitting it into request and result parts would break that call, so migrate both by hand.` });
-    }
-    const first = decisive(refusals, r => r.reason);
-    if (first) return refused(first.reason, first.hint);
-    return result;
-  }
 
   const allSites = facts.map((f, i) => toSite(ts, f.raw.node.getSourceFile(), f, verdicts[i]!));
   // Every file's ignore comments count, so each file of a group decides alike; each file reports its own.
@@ -389,6 +300,112 @@ function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>,
 }
 
 /** An asking helper's split and the handler calls that ask through it, when the whole chain migrates. */
+/** What helperChain needs of the group's analysis. */
+interface ChainContext {
+  ts: TS;
+  checker: ts.TypeChecker | undefined;
+  program: ts.Program | undefined;
+  crossFile: boolean;
+  helperCx: HelperContext;
+  resolverOf: (node: ts.Node) => SdkResolver;
+  reachingCalls: (fn: ts.FunctionLikeDeclaration) => ts.CallExpression[];
+  contexts: ContextFinder;
+  isTestFile: TestFilePredicate;
+  factsAt: (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]) => Facts;
+  facts: Facts[];
+}
+
+/** Whether the helper `fn` can be split around `call`, and every caller up to the handlers rewritten. */
+function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.CallExpression | ts.NewExpression, question: HelperQuestion, seen: Set<ts.FunctionLikeDeclaration>): HelperChain {
+  const { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, isTestFile, factsAt, facts } = cx;
+  const refused = (reason: RefusalReason, hint: string): HelperChain => ({ verdict: refuse(reason, hint), splits: [], handlerQuestions: [] });
+  const split = splitHelper(helperCx, fn, call, question);
+  if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
+  if (seen.has(fn)) return refused('unsupported-construct', `helper ${split.name}() is recursive.`);
+  const calls = resolverOf(fn).callsOf(fn);
+  const other = otherHelperReference(ts, fn, calls);
+  if (other) return refused('unsupported-construct', `helper ${split.name}() is also used as a value (line ${lineOf(other)}), which would break when it is split into a request part and a result part.`);
+  const notes = split.effects.length > 0
+    ? [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`]
+    : [];
+  // Exported, or called from other files: every use in the project must be a call the rewrite
+  // changes or a plain import of it, and the parts' names must be free wherever it is imported.
+  const crossing = calls.some(c => c.getSourceFile() !== fn.getSourceFile());
+  // Calls that run it without calling it (through an interface member, a wrapper) refuse the split below, naming them.
+  const reaching = reachingCalls(fn);
+  const indirect = reaching.length > calls.length;
+  if (crossFile && !crossing && !indirect && isExportedHelper(ts, fn)) {
+    return refused('unsupported-construct', `helper ${split.name}() is exported, but no other file of the project calls it: code outside the project may, and would lose it when it is split; stop exporting it, or migrate it by hand.`);
+  }
+  if (crossFile && crossing && !indirect) {
+    const problem = crossFileHelperProblem(ts, checker!, program!, fn, split.name, calls);
+    if (typeof problem === 'string') return refused('unsupported-construct', `${problem}; migrate it by hand or move the question into the handler.`);
+    split.partNames = problem.partNames;
+    if (isExportedHelper(ts, fn)) {
+      notes.push(`the exported ${split.name}() becomes ${problem.partNames.request}()${split.identity ? '' : ` and ${problem.partNames.result}()`}, and the files of this project that import it are rewritten with it; code outside the project that imports it must change the same way`);
+    }
+  }
+  const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
+  const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
+  // Every caller is judged; where several refuse, the decisive reason is the one reported (reasons.ts).
+  const callerContexts = new Map(reaching.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
+  const refusals: Array<{ reason: RefusalReason; hint: string }> = [];
+  const fromTests: ts.CallExpression[] = [];
+  for (const caller of reaching) {
+    const at = atOf(caller);
+    const context = callerContexts.get(caller);
+    if (!context) {
+      refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called from ${at}; helpers are split only when every caller is in the same file (run mrtr-migrate on the project, which plans the files together, or migrate by hand).` });
+      continue;
+    }
+    if (context.type === 'no-request') {
+      // A test's direct call does not keep a request from reaching the helper, but a split would break it.
+      if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) fromTests.push(caller);
+      else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
+      continue;
+    }
+    const via = indirectCallVia(caller, fn);
+    if (via) {
+      refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is reached ${via}; a split cannot follow a call that may run other code too (${at}), so migrate it by hand.` });
+      continue;
+    }
+    const problem = helperCallProblem(ts, caller, split.name, checker);
+    if (problem) {
+      refusals.push({ reason: 'unsupported-construct', hint: `${problem} (${at}).` });
+      continue;
+    }
+    let verdict: Verdict;
+    if (context.type === 'handler') {
+      const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
+      const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
+      verdict = verdictFor(ts, callerFacts, facts, resolverOf(caller), checker);
+      if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
+    } else {
+      const up = helperChain(cx, context.helper, caller, { type: 'helper', call: caller, split }, new Set(seen).add(fn));
+      verdict = up.verdict;
+      if (verdict.kind === 'migrate') {
+        result.splits.push(...up.splits);
+        result.handlerQuestions.push(...up.handlerQuestions);
+      }
+    }
+    if (verdict.kind === 'refuse') {
+      const by = context.type === 'handler' ? describeHandlers([context.handler]) : `helper ${context.helperName}()`;
+      // The obstacle first (a marker keeps the first clause), then where the chain meets it.
+      refusals.push({ reason: verdict.reason, hint: `${verdict.hint.replace(/\.$/, '')} (where ${by} calls ${split.name}(), ${at}).` });
+      continue;
+    }
+    const prior = result.verdict as Extract<Verdict, { kind: 'migrate' }>;
+    result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
+  }
+  if (fromTests.length > 0) {
+    const where = fromTests.map(atOf).slice(0, 2).join(', ') + (fromTests.length > 2 ? ` and ${fromTests.length - 2} more` : '');
+    refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called by a test (${where}); splitting it into request and result parts would break that call, so migrate both by hand.` });
+  }
+  const first = decisive(refusals, r => r.reason);
+  if (first) return refused(first.reason, first.hint);
+  return result;
+}
+
 interface HelperChain {
   verdict: Verdict;
   splits: HelperSplit[];
