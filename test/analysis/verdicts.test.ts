@@ -1380,6 +1380,23 @@ describe('objects that live in the server are not state', () => {
     // A let may be bound again between the rounds: it is not an alias the rewrite re-reads.
     const again = analyzeSnippet(tool('const owner = app;', 'await owner.db.remove(id);').replace('const app = new App', 'let app = new App'), { typed: true });
     expect(verdicts(again)).toEqual(['11 refuse:non-json-local']);
+    // `this` in an arrow handler is the object that registered it, on every round.
+    const self = analyzeSnippet([
+      ...prelude,
+      'class Shop {',
+      '  readonly db = new Db();',
+      '  register(): void {',
+      "    server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {",
+      '      const shop = this;',
+      `      const a = await ctx.mcpReq.elicitInput(${FORM});`,
+      '      await shop.db.remove(id);',
+      "      return { content: [{ type: 'text', text: a.action }] };",
+      '    });',
+      '  }',
+      '}',
+    ].join('\n'), { typed: true });
+    expect(verdicts(self)).toEqual(['14 migrate']);
+    expect(self.sites[0]!.liveLocals.map(l => [l.name, l.how])).toEqual([['shop', 'rebuild']]);
   });
 });
 
