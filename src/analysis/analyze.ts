@@ -15,6 +15,7 @@ import { indirectCallsInFile, indirectCallVia } from './projectIndex.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
+import { fileLine, listed } from './places.js';
 import { decisive, reasonOfNoRequest } from './reasons.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
@@ -251,7 +252,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
 
   const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall, exportsAllowed: crossFile };
-  const chainCx: ChainContext = { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, isTestFile, factsAt, facts };
+  const chainCx: ChainContext = { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, factsAt, facts };
   const chains = new Map<number, HelperChain>();
   const verdicts = facts.map((f, i) => {
     if (f.context.type !== 'helper' || !questionCalls.has(f.raw.call)) return verdictFor(ts, f, facts, resolverOf(f.raw.node), checker);
@@ -310,14 +311,13 @@ interface ChainContext {
   resolverOf: (node: ts.Node) => SdkResolver;
   reachingCalls: (fn: ts.FunctionLikeDeclaration) => ts.CallExpression[];
   contexts: ContextFinder;
-  isTestFile: TestFilePredicate;
   factsAt: (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]) => Facts;
   facts: Facts[];
 }
 
 /** Whether the helper `fn` can be split around `call`, and every caller up to the handlers rewritten. */
 function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.CallExpression | ts.NewExpression, question: HelperQuestion, seen: Set<ts.FunctionLikeDeclaration>): HelperChain {
-  const { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, isTestFile, factsAt, facts } = cx;
+  const { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, factsAt, facts } = cx;
   const refused = (reason: RefusalReason, hint: string): HelperChain => ({ verdict: refuse(reason, hint), splits: [], handlerQuestions: [] });
   const split = splitHelper(helperCx, fn, call, question);
   if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
@@ -346,7 +346,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
     }
   }
   const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
-  const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? `${caller.getSourceFile().fileName.split('/').pop()}:${lineOf(caller)}` : `line ${lineOf(caller)}`;
+  const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? fileLine(caller) : `line ${lineOf(caller)}`;
   // Every caller is judged; where several refuse, the decisive reason is the one reported (reasons.ts).
   const callerContexts = new Map(reaching.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
   const refusals: Array<{ reason: RefusalReason; hint: string }> = [];
@@ -360,7 +360,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
     }
     if (context.type === 'no-request') {
       // A test's direct call does not keep a request from reaching the helper, but a split would break it.
-      if (context.why === 'test' || isTestFile(caller.getSourceFile().fileName)) fromTests.push(caller);
+      if (contexts.isTestCall(caller, context)) fromTests.push(caller);
       else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
       continue;
     }
@@ -398,8 +398,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
     result.verdict = { kind: 'migrate', review: prior.review || verdict.review, notes: [...new Set([...prior.notes, ...verdict.notes])] };
   }
   if (fromTests.length > 0) {
-    const where = fromTests.map(atOf).slice(0, 2).join(', ') + (fromTests.length > 2 ? ` and ${fromTests.length - 2} more` : '');
-    refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called by a test (${where}); splitting it into request and result parts would break that call, so migrate both by hand.` });
+    refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is also called by a test (${listed(fromTests.map(atOf))}); splitting it into request and result parts would break that call, so migrate both by hand.` });
   }
   const first = decisive(refusals, r => r.reason);
   if (first) return refused(first.reason, first.hint);

@@ -4,15 +4,14 @@ import { callbackFunction } from './handlers.js';
 import { functionNameNode, skipOuter } from './sdk.js';
 import type { TestFilePredicate } from './testFiles.js';
 import { decisiveNoRequest, reasonOfNoRequest } from './reasons.js';
-import type { Handler, NoRequestWhy, SiteContext, TS } from './types.js';
+import { fileLine, listed } from './places.js';
+import type { Handler, SiteContext, TS } from './types.js';
 
 /**
  * Where a node runs relative to a live client request: directly in a handler, in a helper that
  * handlers reach, or somewhere no request is live (startup, notification handlers, timers).
  */
 
-/** A caller's reason a helper takes on when no request reaches any of its callers. */
-const PASSED_ON = new Set<NoRequestWhy>(['relay', 'fire-and-forget', 'detached-task', 'other-method']);
 type NoRequest = Extract<SiteContext, { type: 'no-request' }>;
 
 const DETACHING_CALLEES = new Set(['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask', 'nextTick']);
@@ -74,8 +73,13 @@ export class ContextFinder {
     // `register('confirm', async () => await confirm())`: not run at startup, but by whatever register() does with it.
     if (handed) return handed;
     const file = node.getSourceFile();
-    if (this.isTestFile(file.fileName)) return { type: 'no-request', why: 'test', detail: `${baseName(file)} is a test, which runs outside any request` };
+    if (this.isTestFile(file.fileName)) return { type: 'no-request', why: 'test', detail: `${file.fileName.split('/').pop()} is a test, which runs outside any request` };
     return { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
+  }
+
+  /** Whether a call no request reaches is a test's: it does not count as a caller outside requests. */
+  isTestCall(call: ts.Node, context: SiteContext): boolean {
+    return context.type === 'no-request' && (context.why === 'test' || this.isTestFile(call.getSourceFile().fileName));
   }
 
   /** The handler a function is, in this file or (for callers found through the project index) in another. */
@@ -94,8 +98,7 @@ export class ContextFinder {
     const handlers: Handler[] = [];
     const unreachableFrom: string[] = [];
     const fromTests: string[] = [];
-    const callerContexts: SiteContext[] = [];
-    /** The callers no request reaches, with where each is. */
+    /** The callers no request reaches (tests aside), with where each is. */
     const outside: Array<{ at: string; context: NoRequest }> = [];
     for (const call of callers) {
       const context = this.contextOf(call, nextSeen);
@@ -104,21 +107,21 @@ export class ContextFinder {
       } else if (context.type === 'helper') {
         for (const h of context.handlers) if (!handlers.includes(h)) handlers.push(h);
         unreachableFrom.push(...context.unreachableFrom);
-      } else if (context.why === 'test' || this.isTestFile(call.getSourceFile().fileName)) {
-        fromTests.push(callSite(call));
+      } else if (this.isTestCall(call, context)) {
+        fromTests.push(fileLine(call));
         continue; // a test's call says nothing of where the server runs it
       } else {
         // A caller's own chain stays in its first clause: the reason names where, not every path.
-        unreachableFrom.push(`${callSite(call)} (${context.detail.replace(/: .*$/s, '')})`);
-        outside.push({ at: unreachableFrom[unreachableFrom.length - 1]!, context });
+        const at = `${fileLine(call)} (${context.detail.replace(/: .*$/s, '')})`;
+        unreachableFrom.push(at);
+        outside.push({ at, context });
       }
-      callerContexts.push(context);
     }
     let result: SiteContext;
     let timer: string | undefined;
     if (handlers.length > 0) {
       result = { type: 'helper', helper: fn, helperName: name, handlers, unreachableFrom };
-    } else if (callerContexts.length === 0 && (timer = timerHandingOver(ts, fn))) {
+    } else if (outside.length === 0 && (timer = timerHandingOver(ts, fn))) {
       result = { type: 'no-request', why: 'detached-task', detail: `${name} runs later, from ${timer}, after any request may have finished` };
     } else if (callers.length === 0) {
       const exported = isExported(ts, fn);
@@ -129,7 +132,7 @@ export class ContextFinder {
           ? `${name} is exported but no caller was found (callers in other files need type information to follow)`
           : `${name} is never called from a request handler`,
       };
-    } else if (callerContexts.length === 0) {
+    } else if (outside.length === 0) {
       result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called from tests (${listed(fromTests)}), never from a request handler` };
     } else {
       // Every caller is outside requests: the decisive one gives the reason (a relay, a timer, ...) and comes first.
@@ -138,8 +141,10 @@ export class ContextFinder {
         // Least decisive: every caller hands the function on.
         result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${top.handedAt!}`, handedAt: top.handedAt! };
       } else {
-        const rank = (o: { context: NoRequest }): number => (reasonOfNoRequest(o.context.why) === reasonOfNoRequest(top.why) ? 0 : 1);
-        const why = PASSED_ON.has(top.why) ? top.why : 'unreachable-helper';
+        const reason = reasonOfNoRequest(top.why);
+        const rank = (o: { context: NoRequest }): number => (reasonOfNoRequest(o.context.why) === reason ? 0 : 1);
+        // A relay or a timer is the helper's reason too; "no live request" reads as a helper no request reaches.
+        const why = reason === 'no-live-request' ? 'unreachable-helper' : top.why;
         const at = [...outside].sort((a, b) => rank(a) - rank(b)).map(o => o.at);
         result = { type: 'no-request', why, detail: `${name} is only called outside requests: ${listed(at, '; ')}` };
       }
@@ -220,22 +225,6 @@ function clientRequestMethod(ts: TS, call: ts.CallExpression): string | undefine
   if (!first) return undefined;
   const name = ts.isIdentifier(first) ? first.text : ts.isPropertyAccessExpression(first) ? first.name.text : ts.isStringLiteralLike(first) ? first.text : undefined;
   return name === undefined ? undefined : CLIENT_REQUESTS[name];
-}
-
-/** `tools.test.ts:12`: where a call is, for a reason. */
-function callSite(call: ts.Node): string {
-  const file = call.getSourceFile();
-  return `${baseName(file)}:${file.getLineAndCharacterOfPosition(call.getStart(file)).line + 1}`;
-}
-
-function baseName(file: ts.SourceFile): string {
-  return file.fileName.split('/').pop()!;
-}
-
-/** The first three of a list, and how many more: a reason names examples, the report's chain the rest. */
-function listed(items: readonly string[], separator = ', '): string {
-  const shown = items.slice(0, 3).join(separator);
-  return items.length > 3 ? `${shown}${separator}and ${items.length - 3} more` : shown;
 }
 
 function calleeName(ts: TS, call: ts.CallExpression): string | undefined {

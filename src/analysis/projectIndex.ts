@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
-import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { fileLine } from './places.js';
+import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { functionNameNode, isProjectSource, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
@@ -49,7 +50,7 @@ export class ProjectIndex {
     };
     for (const { call, via } of this.wrapped.get(fn) ?? []) add(call, via);
     for (const member of membersImplemented(this.ts, this.programOf().getTypeChecker(), fn)) {
-      for (const call of this.calls.get(member) ?? []) add(call, `through ${memberName(this.ts, member)} (${where(member)}), ${ownerKind(this.ts, member)}`);
+      for (const call of this.calls.get(member) ?? []) add(call, `through ${memberName(this.ts, member)} (${fileLine(member)}), ${ownerKind(this.ts, member)}`);
     }
     this.answered.set(fn, all);
     return all;
@@ -115,7 +116,7 @@ export function indirectCallsInFile(ts: TS, fn: ts.FunctionLikeDeclaration): ts.
     const inner = skipOuter(ts, e);
     if (ts.isIdentifier(inner)) return inner.text === name.text && resolveIdentifier(ts, inner)?.nameNode === name;
     return ts.isMethodDeclaration(fn) && ts.isPropertyAccessExpression(inner) && inner.expression.kind === ts.SyntaxKind.ThisKeyword &&
-      inner.name.text === name.text && isWithinNode(fn.parent, inner);
+      inner.name.text === name.text && isWithinNode(inner, fn.parent);
   };
   const holders = new Map<ts.Identifier, string>();
   const calls: ts.CallExpression[] = [];
@@ -125,9 +126,9 @@ export function indirectCallsInFile(ts: TS, fn: ts.FunctionLikeDeclaration): ts.
       if (ts.isCallExpression(init)) {
         const called = skipOuter(ts, init.expression);
         if (ts.isPropertyAccessExpression(called) && called.name.text === 'bind' && isFn(called.expression)) {
-          holders.set(node.name, `through a bound copy of it (\`${node.name.text}\`, ${where(node)})`);
+          holders.set(node.name, `through a bound copy of it (\`${node.name.text}\`, ${fileLine(node)})`);
         } else if (init.arguments.some(isFn)) {
-          holders.set(node.name, `through ${called.getText()}(), which wraps it (\`${node.name.text}\`, ${where(node)})`);
+          holders.set(node.name, `through ${called.getText()}(), which wraps it (\`${node.name.text}\`, ${fileLine(node)})`);
         }
       }
     }
@@ -151,11 +152,6 @@ export function indirectCallsInFile(ts: TS, fn: ts.FunctionLikeDeclaration): ts.
   };
   collect(file);
   return calls;
-}
-
-function isWithinNode(outer: ts.Node, node: ts.Node): boolean {
-  for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === outer) return true;
-  return false;
 }
 
 /** `tool.toolCall(request)` where `tool` is typed by an interface, or an abstract method: the member called. */
@@ -185,11 +181,11 @@ function wrappedFunctionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expressio
   const called = skipOuter(ts, init.expression);
   if (ts.isPropertyAccessExpression(called) && called.name.text === 'bind') {
     const fn = functionOf(ts, checker, called.expression);
-    return fn && { fn, via: `through a bound copy of it (\`${declaration.name.getText()}\`, ${where(declaration)})` };
+    return fn && { fn, via: `through a bound copy of it (\`${declaration.name.getText()}\`, ${fileLine(declaration)})` };
   }
   for (const argument of init.arguments) {
     const fn = functionOf(ts, checker, argument);
-    if (fn) return { fn, via: `through ${called.getText()}(), which wraps it (\`${declaration.name.getText()}\`, ${where(declaration)})` };
+    if (fn) return { fn, via: `through ${called.getText()}(), which wraps it (\`${declaration.name.getText()}\`, ${fileLine(declaration)})` };
   }
   return undefined;
 }
@@ -230,10 +226,6 @@ function ownerKind(ts: TS, member: ts.Node): string {
   return abstract ? 'an abstract method' : 'a method it overrides';
 }
 
-function where(node: ts.Node): string {
-  const file = node.getSourceFile();
-  return `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1}`;
-}
 
 function constructorOf(ts: TS, checker: ts.TypeChecker, expression: ts.Expression): ts.ConstructorDeclaration | undefined {
   const e = skipOuter(ts, expression);

@@ -1,7 +1,7 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ts, type ResolutionHostFactory } from 'ts-morph';
-import { installedVersion } from './packageJson.js';
+import { installedVersion, readJsonObject } from './packageJson.js';
 
 /**
  * A package linked into the project (`"file:../../packages/lib"`, `npm link`, a workspace symlink)
@@ -94,7 +94,7 @@ function isInside(file: string, dir: string): boolean {
 
 /** The dependencies of the package at `real` that `consumer` installs too, at another version of the same major. */
 function sharedDependencies(real: string, consumer: string): SharedDependency[] {
-  const manifest = readJson(path.join(real, 'package.json'));
+  const manifest = readJsonObject(path.join(real, 'package.json'));
   const names = new Set(DEPENDENCY_FIELDS.flatMap(field => Object.keys((manifest?.[field] as Record<string, string> | undefined) ?? {})));
   const shared: SharedDependency[] = [];
   for (const name of names) {
@@ -105,14 +105,6 @@ function sharedDependencies(real: string, consumer: string): SharedDependency[] 
     shared.push({ name, ownVersion: own, projectVersion: theirs });
   }
   return shared;
-}
-
-function readJson(file: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Versions npm would let one range satisfy: the same major (the same minor below 1.0). */

@@ -49,14 +49,20 @@ export function installedVersion(dir: string, name: string): string | undefined 
   for (let at = dir; ; at = path.dirname(at)) {
     const manifest = path.join(at, 'node_modules', name, 'package.json');
     if (existsSync(manifest)) {
-      try {
-        const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown }).version;
-        return typeof version === 'string' ? version : undefined;
-      } catch {
-        return undefined;
-      }
+      const version = readJsonObject(manifest)?.['version'];
+      return typeof version === 'string' ? version : undefined;
     }
     if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/** A JSON file holding an object (a manifest, a config); undefined when it cannot be read or parsed. */
+export function readJsonObject(file: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import fg from 'fast-glob';
 import { ts } from 'ts-morph';
 import { commonTestFiles, type TestFilePredicate } from '../analysis/testFiles.js';
+import { readJsonObject } from './packageJson.js';
 
 /**
  * The project's test files: the usual names and folders, and the files its test runner's own globs
@@ -33,17 +34,18 @@ interface Selections {
 /** The test globs the project's runner configs name. */
 function testRunnerSelections(projectDir: string): Selections {
   const found: Selections = { globs: [], patterns: [] };
-  const packageJson = readJson(path.join(projectDir, 'package.json'));
+  const packageJson = readJsonObject(path.join(projectDir, 'package.json'));
   const jest = packageJson?.['jest'];
   if (jest && typeof jest === 'object') collect(found, jest as Record<string, unknown>, ['testMatch'], ['testRegex']);
-  const mocha = readJson(path.join(projectDir, '.mocharc.json'));
+  const mocha = readJsonObject(path.join(projectDir, '.mocharc.json'));
   if (mocha) collect(found, mocha, ['spec'], []);
   for (const name of ['jest.config', 'vitest.config', 'vite.config']) {
     for (const extension of ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json']) {
       const file = path.join(projectDir, name + extension);
-      if (!existsSync(file)) continue;
+      // A JSON config is jest's; vite and vitest read only modules.
+      if ((extension === '.json' && name !== 'jest.config') || !existsSync(file)) continue;
       if (extension === '.json') {
-        const json = readJson(file);
+        const json = readJsonObject(file);
         if (json) collect(found, json, ['testMatch'], ['testRegex']);
       } else {
         const literals = name === 'jest.config' ? configLiterals(file, ['testMatch', 'testRegex']) : configLiterals(file, ['include'], 'test');
@@ -70,15 +72,6 @@ function regexes(sources: string[]): RegExp[] {
       return [];
     }
   });
-}
-
-function readJson(file: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

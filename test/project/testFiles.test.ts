@@ -30,6 +30,8 @@ describe('test files', () => {
       'package.json': JSON.stringify({ jest: { testMatch: ['<rootDir>/checks/**/*.ts'], testRegex: 'verify/.*\\.ts$' } }),
       'vitest.config.ts': "export default { test: { include: ['src/**/*.check.ts'], coverage: { include: ['src/**'] } } };\n",
       '.mocharc.json': JSON.stringify({ spec: 'suite/*.ts' }),
+      // Not a config vite reads: its jest-like keys select nothing.
+      'vite.config.json': JSON.stringify({ testMatch: ['src/server.ts'] }),
       'checks/notes.ts': '', 'verify/a.ts': '', 'src/notes.check.ts': '', 'suite/one.ts': '', 'src/notes.ts': '', 'src/server.ts': '',
     });
     const isTest = projectTestFiles(dir);
