@@ -105,6 +105,11 @@ export interface FixtureModule {
    * runs before every session so each run starts from the same world.
    */
   urlFlows?: { complete(url: string): void; reset(): void };
+  /**
+   * Optional: module state the handlers change (carts, accounts), which a later call must see.
+   * `reset()` runs before every session so each run starts from the same world.
+   */
+  world?: { reset(): void };
 }
 
 export interface FixtureCase {
@@ -182,6 +187,7 @@ export async function loadFixtureModule(file: string): Promise<FixtureModule> {
   if (mod.urlFlows !== undefined && (typeof mod.urlFlows.complete !== 'function' || typeof mod.urlFlows.reset !== 'function')) {
     throw new Error(`${file}: \`urlFlows\` must have complete(url) and reset()`);
   }
+  if (mod.world !== undefined && typeof mod.world.reset !== 'function') throw new Error(`${file}: \`world\` must have reset()`);
   return mod as FixtureModule;
 }
 
@@ -477,6 +483,7 @@ type OpenSession = (capabilities: Record<string, unknown>) => Promise<SessionCli
 async function play(open: OpenSession, module: FixtureModule, scenario: Scenario, script: Script, era: 'legacy' | 'modern'): Promise<Transcript> {
   const transcript: Transcript = { questions: [], results: [], effects: [], script: [] };
   module.urlFlows?.reset();
+  module.world?.reset();
   let current: { key: string; session: SessionClient } | undefined;
   try {
     for (const call of scenario.calls) {

@@ -556,3 +556,45 @@ describe('v1 registrations the official stage misreads or leaves (src/project/st
     }
   });
 });
+
+describe('a guard after a record looked up again on resume', () => {
+  const shop = (guards: string[]) => [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    "import * as z from 'zod/v4';",
+    'const carts = new Map<string, { items: string[]; paid: boolean }>();',
+    "export const server = new McpServer({ name: 'n', version: '1' });",
+    "server.registerTool('pay', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {",
+    '  const cart = carts.get(id);',
+    ...guards,
+    `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+    "  if (answer.action === 'accept') cart.paid = true;",
+    "  return { content: [{ type: 'text', text: cart.items.join() }] };",
+    '});',
+  ].join('\n');
+
+  it('runs again in every round when it only returns or throws, so the record is narrowed on resume too', () => {
+    const result = runPipeline(file, shop([
+      "  if (!cart) return { isError: true, content: [{ type: 'text', text: `no cart ${id}` }] };",
+      "  if (cart.paid) throw new Error('paid already');",
+    ]));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    const lines = result.text.split('\n');
+    const firstRound = lines.findIndex(l => l.includes('if (state === undefined)'));
+    expect(lines.findIndex(l => l.includes('const cart = carts.get(id);'))).toBeLessThan(firstRound);
+    expect(lines.findIndex(l => l.includes('if (!cart) return'))).toBeLessThan(firstRound);
+    expect(lines.findIndex(l => l.includes("if (cart.paid) throw new Error('paid already');"))).toBeLessThan(firstRound);
+  });
+
+  it('stays in the first round when it does more than leave (a log line)', () => {
+    const result = runPipeline(file, shop([
+      '  if (!cart) return { content: [] };',
+      "  if (cart.items.length > 9) { console.log('big cart'); return { content: [] }; }",
+    ]));
+    expect(result.typeErrors).toEqual([]);
+    const lines = result.text.split('\n');
+    const firstRound = lines.findIndex(l => l.includes('if (state === undefined)'));
+    expect(lines.findIndex(l => l.includes('if (!cart) return'))).toBeLessThan(firstRound);
+    expect(lines.findIndex(l => l.includes("console.log('big cart')"))).toBeGreaterThan(firstRound);
+  });
+});

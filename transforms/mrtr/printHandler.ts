@@ -3,8 +3,9 @@ import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import { completesNormally } from '../../src/analysis/cfg.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
-import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
+import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
+import { PURE_CONSTRUCTORS } from '../../src/analysis/purity.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator } from './generate.js';
@@ -61,6 +62,9 @@ interface Cx {
 const VALIDATING_APIS = new Set<SiteApi>(['server.elicitInput', 'ctx.mcpReq.elicitInput']);
 
 const VIEW_KIND = { elicitation: 'elicit', sampling: 'sampling', roots: 'roots' } as const;
+
+/** The SDK's error classes: building one does nothing else. */
+const SDK_ERRORS = new Set(['McpError', 'ProtocolError']);
 
 /** Generated statements longer than this (without their indentation) are written one property a line. */
 const LINE_WIDTH = 130;
@@ -547,8 +551,13 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
    */
   const leadingRebuilt = (before: readonly ts.Statement[], modes: ReadonlySet<Susp>): ts.Statement[] => {
     const lead: ts.Statement[] = [];
+    const leadDecls = new Set<LocalDecl>();
     const laterInList = new Set(before.flatMap(st => declaredDecls(ts, st, rounds.flow)));
     for (const st of before) {
+      if (isRepeatableGuard(st, leadDecls)) {
+        lead.push(st);
+        continue;
+      }
       if (!ts.isVariableStatement(st)) break;
       const decls = declaredDecls(ts, st, rounds.flow);
       const rebuiltEverywhere = decls.length > 0 && decls.every(d => [...modes].some(m => localOf(m, d)?.how === 'rebuild') && [...modes].every(m => { const l = localOf(m, d); return !l || l.how === 'rebuild'; }));
@@ -558,8 +567,41 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       forEachValueIdentifier(ts, st, id => { const d = resolveIdentifier(ts, id); if (d && laterInList.has(d)) readsLater = true; });
       if (readsLater) break;
       lead.push(st);
+      for (const d of decls) leadDecls.add(d);
     }
     return lead;
+  };
+
+  /**
+   * `if (!cart) return { isError: true, ... };` after a rebuilt lookup: a guard that only computes and
+   * leaves, reading what the rebuilt declarations above it give (and parameters the handler never
+   * changes, and names from outside the handler). It runs again on resume, so the value read again is
+   * narrowed there as in the first round, and a record gone in between is answered as it would have been.
+   */
+  const isRepeatableGuard = (st: ts.Statement, leadDecls: ReadonlySet<LocalDecl>): boolean => {
+    if (!ts.isIfStatement(st) || st.elseStatement || within(st, suspensions).length > 0) return false;
+    const then = st.thenStatement;
+    const exit = ts.isBlock(then) && then.statements.length === 1 ? then.statements[0]! : then;
+    if (!(ts.isReturnStatement(exit) || ts.isThrowStatement(exit))) return false;
+    if (!isPureExpression(ts, st.expression, env.checker) || (exit.expression && !isPureExitValue(exit.expression))) return false;
+    let readsLead = false;
+    let readsOther = false;
+    forEachValueIdentifier(ts, st, id => {
+      const d = resolveIdentifier(ts, id);
+      if (!d || isWithinNode(d.nameNode, st)) return;
+      if (leadDecls.has(d)) readsLead = true;
+      else if (isWithinNode(d.scope, fn) && !(d.kind === 'parameter' && d.scope === fn && !isAssignedIn(ts, fn, d))) readsOther = true;
+    });
+    return readsLead && !readsOther;
+  };
+
+  /** A result or error built from pure parts: `{ isError: true, ... }`, `new Error(...)`. */
+  const isPureExitValue = (e: ts.Expression): boolean => {
+    const value = skipOuter(ts, e);
+    if (ts.isNewExpression(value) && ts.isIdentifier(value.expression) && (PURE_CONSTRUCTORS.has(value.expression.text) || SDK_ERRORS.has(value.expression.text))) {
+      return (value.arguments ?? []).every(a => isPureExpression(ts, a, env.checker));
+    }
+    return isPureExpression(ts, value, env.checker);
   };
 
   /** Statements in their first-round form; after one that asks on every path, the rest cannot run. */
