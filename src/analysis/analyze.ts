@@ -567,6 +567,11 @@ function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
     // Not state that failed to serialize: an object that lives in the server.
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} lives in the server, not in requestState: it ${bad.liveObject}; get it again after the question, or read it from where the server keeps it.`);
   }
+  if (bad?.sharedState) {
+    const { origin, via, changes, code, line } = bad.sharedState;
+    const of = via ? `objects ${via} returns from \`${origin}\`` : `objects of \`${origin}\``;
+    return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, ${changes ? 'changed' : 'used by identity'} after the question (\`${code}\`, line ${line}); a copy in requestState would not reach them: look it up again after the question, by an id the state carries.`);
+  }
   if (bad) {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
   }

@@ -4,6 +4,7 @@ import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, liveObjectOf, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
 import { secretValueOf } from './secrets.js';
+import { identityUse, isKeyedLookup, isPlainRead, sharedOrigin } from './sharedState.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
 
@@ -124,8 +125,8 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     let mode: 'carry' | 'rebuild' | 'declare' = rebuildable(ts, fn, decl, references, awaited.pos, answerTarget, write => writeReaches(flow.graph, write, awaited), after.live.has(decl)) ? 'rebuild' : declaredOnly.has(decl) ? 'declare' : 'carry';
     // `const item = CATALOG[sku]` used by identity after the question: look it up again by its key
     // on resume (what a hand-written MRTR handler does) rather than carry a copy.
-    if (mode === 'carry' && isKeyedLookup(ts, decl, references) &&
-        (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl, new Set(), d => live.has(d))) {
+    if (mode === 'carry' && isKeyedLookup(ts, decl, references.get(decl)?.writes ?? 0, input.checker) &&
+        (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl, d => live.has(d))) {
       mode = 'rebuild';
     }
     // `const store = app` / `const self = this`: another name for an object the server keeps, which
@@ -156,11 +157,15 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     const described = describe(input, decl, firstRead.get(decl));
     const { type, typeProblem, typeImports } = described;
     let { jsonness } = described;
-    const shared = mode === 'carry' && jsonness.json === 'yes' && (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker))
-      ? sharedOrigin(input, decl, new Set(), d => live.has(d) && d !== decl)
-      : undefined;
-    if (shared) {
-      jsonness = { json: 'no', why: `it holds objects shared with \`${shared}\` outside the handler, and a JSON copy would lose their identity and any change made through it` };
+    const identity = mode === 'carry' && jsonness.json === 'yes' ? (refsAfter.get(decl) ?? []).find(id => !isPlainRead(ts, id, input.checker)) : undefined;
+    const shared = identity ? sharedOrigin(input, decl, d => live.has(d) && d !== decl) : undefined;
+    let sharedState: LiveLocal['sharedState'];
+    if (shared?.outside) {
+      const use = identityUse(ts, identity!);
+      sharedState = { origin: shared.name, via: shared.via, ...use };
+      jsonness = { json: 'no', why: `it holds objects of \`${shared.name}\`${shared.via ? ` (returned by ${shared.via})` : ''}, and a JSON copy would not reach them` };
+    } else if (shared) {
+      jsonness = { json: 'no', why: `it holds objects of \`${shared.name}\`, and a JSON copy would lose their identity and any change made through it` };
     }
     const local: LiveLocal = {
       name: decl.name,
@@ -170,7 +175,8 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
       why: mode === 'carry' && jsonness.json !== 'yes' ? jsonness.why : undefined,
       secret: mode === 'carry' ? secrets.get(decl) : undefined,
       isParameter: decl.kind === 'parameter',
-      liveObject: mode === 'carry' && jsonness.json === 'no' ? liveObjectOfDecl(input, decl) : undefined,
+      liveObject: mode === 'carry' && jsonness.json === 'no' && !shared ? liveObjectOfDecl(input, decl) : undefined,
+      sharedState,
       declaration: decl.declaration,
       typeProblem: mode !== 'rebuild' ? typeProblem : undefined,
       typeImports: mode !== 'rebuild' ? typeImports : [],
@@ -315,62 +321,6 @@ function answerAssignmentTarget(ts: TS, statement: ts.Statement, awaited: ts.Exp
   return right === awaited && ts.isIdentifier(left) ? left : undefined;
 }
 
-/** Methods that return (some of) the receiver's own elements, not copies. */
-export const ELEMENT_ACCESSORS = new Set(['filter', 'find', 'findLast', 'slice', 'at', 'get', 'values', 'sort', 'reverse', 'concat', 'flat', 'toSorted', 'toReversed', 'splice', 'pop', 'shift']);
-
-/**
- * `const matching = notes.filter(...)` with `notes` living outside the handler: the local refers to
- * the same objects. Carried through requestState it comes back as copies, so `notes.indexOf(note)`
- * or `note.done = true` after the question would no longer reach the originals. Returns the outside
- * name, when the local's value (objects, not primitives) is derived from one.
- */
-function sharedOrigin(input: LiveLocalsInput, decl: LocalDecl, seen: Set<LocalDecl>, isLive: (d: LocalDecl) => boolean): string | undefined {
-  const { ts, checker, fn } = input;
-  if (seen.has(decl)) return undefined;
-  seen.add(decl);
-  const declaration = decl.declaration;
-  if (!ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
-  if (checker && !holdsObjects(ts, checker, checker.getTypeAtLocation(decl.nameNode))) return undefined;
-  let e: ts.Expression = skipOuter(ts, declaration.initializer);
-  if (ts.isAwaitExpression(e)) e = skipOuter(ts, e.expression);
-  for (;;) {
-    if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
-      e = skipOuter(ts, e.expression);
-    } else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ELEMENT_ACCESSORS.has(e.expression.name.text)) {
-      e = skipOuter(ts, e.expression.expression);
-    } else {
-      break;
-    }
-  }
-  if (!ts.isIdentifier(e)) return undefined;
-  const root = resolveIdentifier(ts, e);
-  if (!root) return undefined;
-  const insideHandler = root.scope === fn || isWithinNode(root.scope, fn);
-  if (!insideHandler) return root.kind === 'import' || root.kind === 'function' || root.kind === 'class' ? undefined : e.text;
-  // Parameters come back as new objects each round; another live local would be restored as a
-  // separate copy: either way the identity the code after the question relies on is gone.
-  if (root.kind === 'parameter' || isLive(root)) return e.text;
-  return sharedOrigin(input, root, seen, isLive);
-}
-
-/** `CATALOG[sku]`, `users.get(id)`, `config.limits.max`: a never-reassigned local read by key from outside. */
-function isKeyedLookup(ts: TS, decl: LocalDecl, references: Map<LocalDecl, RefCounts>): boolean {
-  const declaration = decl.declaration;
-  if (decl.kind !== 'const' || !ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name) || !declaration.initializer) return false;
-  if ((references.get(decl)?.writes ?? 0) > 0) return false;
-  let e = skipOuter(ts, declaration.initializer);
-  let steps = 0;
-  for (;;) {
-    if (ts.isPropertyAccessExpression(e)) e = skipOuter(ts, e.expression);
-    else if (ts.isElementAccessExpression(e) && isPureExpression(ts, e.argumentExpression)) e = skipOuter(ts, e.expression);
-    else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'get' &&
-             e.arguments.every(a => isPureExpression(ts, a))) e = skipOuter(ts, e.expression.expression);
-    else break;
-    steps++;
-  }
-  return steps > 0 && ts.isIdentifier(e);
-}
-
 /**
  * `const x = <name>` where the name is bound outside the handler and cannot be bound again (a const,
  * an import, a function or class), or `const self = this`.
@@ -385,54 +335,6 @@ function isServerObjectAlias(ts: TS, fn: ts.FunctionLikeDeclaration, decl: Local
   const root = resolveIdentifier(ts, e);
   if (!root || root.scope === fn || isWithinNode(root.scope, fn)) return false;
   return root.kind === 'const' || root.kind === 'import' || root.kind === 'function' || root.kind === 'class';
-}
-
-/** Methods that only read their receiver. */
-const READING_METHODS = new Set([
-  'map', 'filter', 'reduce', 'find', 'findIndex', 'some', 'every', 'includes', 'indexOf', 'join', 'slice', 'at', 'keys',
-  'values', 'entries', 'toString', 'trim', 'toLowerCase', 'toUpperCase', 'split', 'startsWith', 'endsWith', 'padStart',
-  'padEnd', 'replace', 'replaceAll', 'substring', 'charAt', 'toFixed', 'localeCompare', 'get', 'has', 'toISOString',
-]);
-
-/**
- * `note.title`, `${note.title}`, `notes.map(n => n.title)`: uses that read values only, which a copy
- * answers the same. Anything else (passing the object on, comparing it, writing through it) may
- * depend on its identity.
- */
-export function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): boolean {
-  let node: ts.Node = id;
-  let accessed = false;
-  while (node.parent && (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) &&
-         (node.parent as ts.PropertyAccessExpression).expression === node) {
-    node = node.parent;
-    accessed = true;
-  }
-  const parent = node.parent;
-  if (!parent) return false;
-  if (ts.isTemplateSpan(parent) || (ts.isCallExpression(parent) && ts.isPropertyAccessExpression(parent.expression) &&
-      parent.expression.getText() === 'JSON.stringify' && parent.arguments[0] === node)) {
-    return true;
-  }
-  if (!accessed) return false;
-  // A method call at the end of the chain: only reading methods.
-  if (ts.isCallExpression(parent) && parent.expression === node) {
-    return ts.isPropertyAccessExpression(node) && READING_METHODS.has(node.name.text);
-  }
-  if (ts.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
-      parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
-    return false;
-  }
-  if (ts.isDeleteExpression(parent) || ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent)) return false;
-  // The value read is used further: fine when it is a primitive; objects reached this way are shared too.
-  if (!checker) return false;
-  const type = checker.getTypeAtLocation(node);
-  return !holdsObjects(ts, checker, type);
-}
-
-/** Arrays and objects: values with an identity a copy does not keep. */
-function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
-  if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
-  return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
 }
 
 /** Values that are the same each time they are computed and that nothing can mutate unnoticed. */

@@ -168,7 +168,7 @@ function isFreshArray(ts: TS, e: ts.Expression, checker: ts.TypeChecker | undefi
 }
 
 /** A function a pure call calls: a literal whose body only computes, or a pure global (`filter(Boolean)`); or a non-function value. */
-function isPureCallback(ts: TS, arg: ts.Expression, checker: ts.TypeChecker | undefined): boolean {
+export function isPureCallback(ts: TS, arg: ts.Expression, checker: ts.TypeChecker | undefined): boolean {
   const e = skipOuter(ts, arg);
   if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) {
     if (e.asteriskToken || ts.getModifiers(e)?.some(m => m.kind === ts.SyntaxKind.AsyncKeyword)) return false;

@@ -17,14 +17,15 @@ const RANK: Record<RefusalReason, number> = {
   'detached-task': 5,
   'no-live-request': 6,
   'non-json-local': 7,
-  'secret-in-state': 8,
-  'server-not-found': 9,
-  'loop': 10,
-  'parallel': 11,
-  'nested-callback': 12,
-  'unsupported-construct': 13,
-  'unknown-local-type': 14,
-  'blocked-by-sibling': 15,
+  'shared-state-mutated': 8,
+  'secret-in-state': 9,
+  'server-not-found': 10,
+  'loop': 11,
+  'parallel': 12,
+  'nested-callback': 13,
+  'unsupported-construct': 14,
+  'unknown-local-type': 15,
+  'blocked-by-sibling': 16,
 };
 
 /** Every reason, in that order (a record above, so a new reason cannot be left without a rank). */

@@ -3,7 +3,8 @@ import { bindingDecls, completesNormally, type FunctionFlow } from './cfg.js';
 import { statementList } from './continuation.js';
 import { formOf, isParallelCombinator, isPureExpression, statementOf, type AnswerForm } from './flow.js';
 import { jsonnessOfType } from './jsonType.js';
-import { ELEMENT_ACCESSORS, flowOf, isPlainRead, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
+import { flowOf, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
+import { ELEMENT_ACCESSORS, isPlainRead } from './sharedState.js';
 import { forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
@@ -68,7 +69,7 @@ export interface RoundsPlan<Q extends RoundQuestion = RoundQuestion> {
 export interface RoundsProblem<Q> {
   /** The questions refused (all the questions of one round). */
   questions: Q[];
-  reason: 'loop' | 'parallel' | 'unsupported-construct' | 'non-json-local';
+  reason: 'loop' | 'parallel' | 'unsupported-construct' | 'non-json-local' | 'shared-state-mutated';
   hint: string;
 }
 
@@ -304,7 +305,7 @@ function parallelNames(ts: TS, s: Suspension): string[] {
  * Why a round cannot end where this question is, if it cannot: places a resumed round cannot be
  * re-entered (a loop condition, a finally block, a loop over something that is not an array).
  */
-function placeProblem(ts: TS, awaited: ts.Expression, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): { reason: 'loop' | 'unsupported-construct' | 'non-json-local'; hint: string } | undefined {
+function placeProblem(ts: TS, awaited: ts.Expression, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): { reason: 'loop' | 'unsupported-construct' | 'non-json-local' | 'shared-state-mutated'; hint: string } | undefined {
   const statement = statementOf(ts, awaited, fn);
   if (!statement) return { reason: 'unsupported-construct', hint: 'the question is not in a statement the rewrite can split.' };
   const conditional = conditionalProblem(ts, awaited, statement);
@@ -323,7 +324,7 @@ function placeProblem(ts: TS, awaited: ts.Expression, fn: ts.FunctionLikeDeclara
         const problem = iterableProblem(ts, node, checker);
         if (problem) return { reason: 'loop', hint: problem };
         const shared = ts.isForOfStatement(node) ? sharedElements(ts, node, fn, checker) : undefined;
-        if (shared) return { reason: 'non-json-local', hint: shared };
+        if (shared) return { reason: shared.outside ? 'shared-state-mutated' : 'non-json-local', hint: shared.hint };
       }
       if (ts.isForStatement(node) && node.initializer && !ts.isVariableDeclarationList(node.initializer)) {
         return { reason: 'loop', hint: 'the for loop around the question starts with an expression; declare its variable in the loop (`for (let i = 0; ...)`) so a resumed round can restore it.' };
@@ -399,7 +400,7 @@ export function isStableReference(ts: TS, e: ts.Expression): boolean {
  * first round held, which travels in requestState as JSON, so its elements come back as copies of
  * the module's objects and changes made through them would not reach the originals.
  */
-function sharedElements(ts: TS, loop: ts.ForOfStatement, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): string | undefined {
+function sharedElements(ts: TS, loop: ts.ForOfStatement, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): { hint: string; outside: boolean } | undefined {
   if (isStableReference(ts, loop.expression)) return undefined;
   let root: ts.Expression = skipOuter(ts, loop.expression);
   for (;;) {
@@ -419,7 +420,8 @@ function sharedElements(ts: TS, loop: ts.ForOfStatement, fn: ts.FunctionLikeDecl
     if (!identity && names.has(id.text) && resolveIdentifier(ts, id)?.declaration.parent === init && !isPlainRead(ts, id, checker)) identity = id;
   });
   if (!identity) return undefined;
-  return `the loop walks \`${loop.expression.getText().slice(0, 60)}\`, objects shared with \`${root.text}\` outside the handler; a resumed round walks a JSON copy of them (held in requestState), so what the loop does through \`${identity.text}\` would not reach the originals. Collect what the loop needs (ids, say) into an array of plain values first.`;
+  const hint = `the loop walks \`${loop.expression.getText().slice(0, 60)}\`, objects shared with \`${root.text}\` outside the handler; a resumed round walks a JSON copy of them (held in requestState), so what the loop does through \`${identity.text}\` would not reach the originals. Collect what the loop needs (ids, say) into an array of plain values first.`;
+  return { hint, outside: decl?.kind !== 'parameter' };
 }
 
 function isInsideNode(node: ts.Node, ancestor: ts.Node): boolean {

@@ -139,6 +139,12 @@ export interface LiveLocal {
    * MCP SDK Client`, `holds the MCP McpServer (\`server\`)`): named as such, never as state to carry.
    */
   liveObject: string | undefined;
+  /**
+   * When it holds objects of module or class state (`carts`, `this.carts`, or what a project function
+   * returns of them) and the code after the question changes them or relies on their identity: a copy
+   * would not reach the originals. `code` and `line`: that use.
+   */
+  sharedState?: { origin: string; via: string | undefined; changes: boolean; code: string; line: number };
   declaration: ts.Node;
   /** Why its type cannot be written at module scope (declared inside a function), if so. */
   typeProblem: string | undefined;
@@ -148,6 +154,7 @@ export interface LiveLocal {
 
 export type RefusalReason =
   | 'non-json-local'
+  | 'shared-state-mutated'
   | 'unknown-local-type'
   | 'no-live-request'
   | 'fire-and-forget'

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeSnippet } from './harness.js';
+import { analyzeFile } from '../../src/analysis/index.js';
+import { analyzeSnippet, snippetsProgram, ts } from './harness.js';
 
 /**
  * Objects a handler shares with the outside (module state, its own arguments, another local): a
@@ -37,8 +38,8 @@ return { content: [{ type: 'text', text: note.title + note.tags.join(',') + answ
 const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
 for (const note of matching) notes.splice(notes.indexOf(note), 1);
 return { content: [{ type: 'text', text: answer.action }] };`);
-    expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'non-json-local' });
-    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toContain('shared with `notes`');
+    expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`matching` holds objects of `notes`, used by identity after the question \(`for \(const note of matching\) not…`, line 11\); a copy in requestState would not reach them: /);
   });
 
   it('looks a keyed lookup up again when the object is written through after the question', () => {
@@ -68,12 +69,116 @@ return { content: [{ type: 'text', text: String(all.items.length) + answer.actio
     expect(site.liveLocals.map(l => [l.name, l.how])).toEqual([['all', 'carry'], ['alias', 'rebuild']]);
   });
 
-  it('refuses a local that aliases an element of another live local', () => {
+  it('finds again an element of another live local by the same pure test, so it is an element of the restored copy', () => {
     const site = verdictOf(`const all = { notes: [{ n: 1 }] };
 const first = all.notes.find(x => x.n === 1)!;
 const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
 first.n = 2;
 return { content: [{ type: 'text', text: String(all.notes[0]!.n) + answer.action }] };`);
+    expect(site.verdict.kind).toBe('migrate');
+    expect(site.liveLocals.map(l => [l.name, l.how])).toEqual([['all', 'carry'], ['first', 'rebuild']]);
+  });
+
+  it('refuses a local aliasing an element of another live local that cannot be found again by a pure expression', () => {
+    const site = verdictOf(`const all = { notes: [{ n: 1 }] };
+const first = all.notes.pop()!;
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+first.n = 2;
+all.notes.push(first);
+return { content: [{ type: 'text', text: String(all.notes[0]!.n) + answer.action }] };`);
     expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'non-json-local' });
+    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toContain('it holds objects of `all`, and a JSON copy would lose their identity');
+  });
+
+  it('looks up again what a pure find gives (the callback only compares), and what the class keeps under `this`', () => {
+    const found = verdictOf(`const note = notes.find(n => n.id === args.id);
+if (!note) return { content: [] };
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+note.tags.push(answer.action);
+return { content: [] };`);
+    expect(found.verdict.kind).toBe('migrate');
+    expect(found.liveLocals.map(l => [l.name, l.how])).toEqual([['note', 'rebuild']]);
+    const text = `${header}class Board {
+  notes = new Map<string, Note>();
+  register(): void {
+    server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {
+      const note = this.notes.get(id)!;
+      const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+      note.title = answer.action;
+      return { content: [] };
+    });
+  }
+}
+`;
+    const site = analyzeSnippet(text, { typed: true }).sites[0]!;
+    expect(site.verdict.kind).toBe('migrate');
+    expect(site.liveLocals.map(l => [l.name, l.how])).toEqual([['note', 'rebuild']]);
+  });
+
+  it('refuses (shared-state-mutated) objects a class keeps under `this` that no pure expression finds again', () => {
+    const text = `${header}class Board {
+  notes: Note[] = [];
+  register(): void {
+    server.registerTool('t', {}, async (ctx) => {
+      const last = this.notes.pop();
+      const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+      if (last) this.notes.unshift(last);
+      return { content: [{ type: 'text', text: answer.action }] };
+    });
+  }
+}
+`;
+    const site = analyzeSnippet(text, { typed: true }).sites[0]!;
+    expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`last` holds objects of `this\.notes`, used by identity after the question \(`this\.notes\.unshift\(last\);`, line 14\); /);
+  });
+
+  it('refuses (shared-state-mutated) what a project function returns of module state, and names the function', () => {
+    const site = verdictOf(`const note = noteOf(args.id);
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+note.title = answer.action;
+return { content: [] };
+}); function noteOf(id: string): Note { return byId[id] ?? { id, title: '', tags: [] }; } ((_: unknown) => {`);
+    expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`note` holds objects noteOf\(\) returns from `byId`, changed after the question \(`note\.title = answer\.action;`, line 11\); /);
+  });
+
+  it('refuses (shared-state-mutated) a new array of module objects (Object.values, spread), not one of strings', () => {
+    const values = verdictOf(`const all = Object.values(byId);
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+for (const note of all) note.title = answer.action;
+return { content: [] };`);
+    expect(values.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    const spread = verdictOf(`const listed = [...notes];
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+listed[0]!.title = answer.action;
+return { content: [] };`);
+    expect(spread.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    const strings = verdictOf(`const tags = [...notes.flatMap(n => n.tags)];
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+tags.push(answer.action);
+return { content: [{ type: 'text', text: tags.join() }] };`);
+    expect(strings.verdict.kind).toBe('migrate');
+  });
+
+  it('treats a Map imported from another module as module state', () => {
+    const { program, sourceFiles } = snippetsProgram({
+      'shared-import/store.ts': "export interface Cart { paid: boolean }\nexport const carts = new Map<string, Cart>();\nexport function cartCount(): number { return carts.size; }\n",
+      'shared-import/tools.ts': `import { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { carts } from './store.js';
+const server = new McpServer({ name: 'n', version: '1' });
+const ask = { message: 'ok?', requestedSchema: { type: 'object' as const, properties: {} } };
+server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {
+  const all = [...carts.values()];
+  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+  for (const cart of all) cart.paid = answer.action === 'accept';
+  return { content: [] };
+});
+`,
+    });
+    const site = analyzeFile({ ts, sourceFile: sourceFiles[1]!, program }).sites[0]!;
+    expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`all` holds objects of `carts`, used by identity after the question /);
   });
 });

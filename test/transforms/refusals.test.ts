@@ -17,6 +17,7 @@ const root = resolve(import.meta.dirname, '..', '..', 'fixtures');
 /** Every reason the analysis can give; the Record type makes a new RefusalReason fail to compile here. */
 const REASONS: Record<RefusalReason, true> = {
   'non-json-local': true,
+  'shared-state-mutated': true,
   'unknown-local-type': true,
   'no-live-request': true,
   'fire-and-forget': true,

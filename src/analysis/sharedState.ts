@@ -1,0 +1,290 @@
+import type * as ts from 'typescript';
+import { isPureCall, isPureCallback, isPureExpression } from './purity.js';
+import { isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
+import { skipOuter } from './sdk.js';
+import type { TS } from './types.js';
+
+/**
+ * Objects a handler shares with code outside it (module state, the class's fields, what a project
+ * function hands out of them): carried through requestState they come back as copies, so a change
+ * made through the local after the question, or a use of its identity, would no longer reach the
+ * originals. Such a local is looked up again on resume when a pure expression gives it (by key), or
+ * the site is refused (`shared-state-mutated`).
+ */
+
+/** Methods that return one of the receiver's own elements. */
+const ELEMENT_OF = new Set(['find', 'findLast', 'at', 'get', 'pop', 'shift']);
+/** Methods that return a new container of (some of) the receiver's elements, or the receiver itself. */
+const ELEMENTS_OF = new Set(['filter', 'slice', 'values', 'sort', 'reverse', 'concat', 'flat', 'toSorted', 'toReversed', 'splice']);
+/** Methods that return (some of) the receiver's own elements, not copies. */
+export const ELEMENT_ACCESSORS: ReadonlySet<string> = new Set([...ELEMENT_OF, ...ELEMENTS_OF]);
+/** Statics that return a new array of their argument's own values. */
+const VALUES_OF = new Set(['Object.values', 'Object.entries', 'Array.from']);
+
+/** Where a value comes from: an outside name, `this`, a call, or anything else; `copied` when only its elements are shared. */
+interface Source {
+  root: ts.Expression;
+  /** `this.carts` when the root is `this`. */
+  name: string;
+  copied: boolean;
+}
+
+/** Walks `carts.get(id)`, `this.carts[id].items`, `Object.values(carts)`, `[...list]` back to what they read. */
+function sourceOf(ts: TS, init: ts.Expression): Source {
+  let e = skipOuter(ts, init);
+  if (ts.isAwaitExpression(e)) e = skipOuter(ts, e.expression);
+  let copied = false;
+  let above: ts.Expression | undefined;
+  for (;;) {
+    let next: ts.Expression | undefined;
+    if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) next = e.expression;
+    else if (ts.isCallExpression(e) && e.arguments.length === 1 && VALUES_OF.has(e.expression.getText())) {
+      copied = true;
+      next = e.arguments[0];
+    } else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ELEMENT_ACCESSORS.has(e.expression.name.text)) {
+      copied ||= ELEMENTS_OF.has(e.expression.name.text);
+      next = e.expression.expression;
+    } else if (ts.isArrayLiteralExpression(e) && e.elements.length === 1 && ts.isSpreadElement(e.elements[0]!)) {
+      copied = true;
+      next = e.elements[0].expression;
+    }
+    if (!next) break;
+    above = e;
+    e = skipOuter(ts, next);
+  }
+  const name = e.kind === ts.SyntaxKind.ThisKeyword && above && ts.isPropertyAccessExpression(above) ? `this.${above.name.text}` : e.getText();
+  return { root: e, name, copied };
+}
+
+export interface SharedOrigin {
+  /** The outside name (`carts`, `this.carts`), or the parameter or live local whose objects it holds. */
+  name: string;
+  /** Held outside the handler (module or class state), rather than in its arguments or another local. */
+  outside: boolean;
+  /** The project function that handed the objects out, when the local is what it returned. */
+  via?: string;
+}
+
+export interface SharedInput {
+  ts: TS;
+  checker: ts.TypeChecker | undefined;
+  fn: ts.FunctionLikeDeclaration;
+}
+
+/**
+ * `const matching = notes.filter(...)` with `notes` living outside the handler: the local refers to
+ * the same objects. Carried through requestState it comes back as copies, so `notes.indexOf(note)`
+ * or `note.done = true` after the question would no longer reach the originals. Returns where the
+ * local's objects (not primitives) come from, when they are shared.
+ */
+export function sharedOrigin(input: SharedInput, decl: LocalDecl, isLive: (d: LocalDecl) => boolean, seen = new Set<LocalDecl>()): SharedOrigin | undefined {
+  const { ts, checker } = input;
+  if (seen.has(decl)) return undefined;
+  seen.add(decl);
+  const declaration = decl.declaration;
+  if (!ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
+  const type = checker?.getTypeAtLocation(decl.nameNode);
+  if (checker && type && !holdsObjects(ts, checker, type)) return undefined;
+  for (const value of alternatives(ts, declaration.initializer)) {
+    const source = sourceOf(ts, value);
+    // A new array of the originals' elements: shared only when the elements are objects.
+    if (source.copied && checker && type) {
+      const element = checker.getIndexTypeOfType(checker.getNonNullableType(type), ts.IndexKind.Number);
+      if (element && !holdsObjects(ts, checker, element)) continue;
+    }
+    const e = source.root;
+    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true };
+    const shared = ts.isCallExpression(e) ? returnedShared(input, e) : ts.isIdentifier(e) ? sharedName(input, e, isLive, seen) : undefined;
+    if (shared) return shared;
+  }
+  return undefined;
+}
+
+/** What the name `e` (the root a local's value is read from) shares. */
+function sharedName(input: SharedInput, e: ts.Identifier, isLive: (d: LocalDecl) => boolean, seen: Set<LocalDecl>): SharedOrigin | undefined {
+  const root = resolveIdentifier(input.ts, e);
+  if (!root) return undefined;
+  const insideHandler = root.scope === input.fn || isWithinNode(root.scope, input.fn);
+  if (!insideHandler) return isCode(input, root, e) ? undefined : { name: e.text, outside: true };
+  // Parameters come back as new objects each round; another live local would be restored as a
+  // separate copy: either way the identity the code after the question relies on is gone.
+  if (root.kind === 'parameter' || isLive(root)) return { name: e.text, outside: false };
+  return sharedOrigin(input, root, isLive, seen);
+}
+
+/** The values an expression may take: both sides of `??` and `||`, both branches of `? :`. */
+function alternatives(ts: TS, value: ts.Expression): ts.Expression[] {
+  const e = skipOuter(ts, value);
+  if (ts.isBinaryExpression(e) && (e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken || e.operatorToken.kind === ts.SyntaxKind.BarBarToken)) {
+    return [...alternatives(ts, e.left), ...alternatives(ts, e.right)];
+  }
+  if (ts.isConditionalExpression(e)) return [...alternatives(ts, e.whenTrue), ...alternatives(ts, e.whenFalse)];
+  return [e];
+}
+
+/** A function, a class, or an import of one: code, not state. */
+function isCode(input: SharedInput, root: LocalDecl, id: ts.Identifier): boolean {
+  const { ts, checker } = input;
+  if (root.kind === 'function' || root.kind === 'class') return true;
+  if (root.kind !== 'import') return false;
+  // An imported binding is state when it is a value that is not a function or class (`import { carts }`).
+  const symbol = checker?.getSymbolAtLocation(id);
+  if (!checker || !symbol) return true;
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  return (target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class | ts.SymbolFlags.Method)) !== 0 || !(target.flags & ts.SymbolFlags.Variable);
+}
+
+/** `cartOf(id)` where the project's cartOf returns one of the objects of module (or class) state. */
+function returnedShared(input: SharedInput, call: ts.CallExpression): SharedOrigin | undefined {
+  const { ts, checker } = input;
+  const callee = checker?.getResolvedSignature(call)?.declaration;
+  if (!callee || !isFunctionLike(ts, callee) || !(callee as ts.FunctionLikeDeclaration).body) return undefined;
+  const body = (callee as ts.FunctionLikeDeclaration).body!;
+  const file = callee.getSourceFile();
+  if (file.isDeclarationFile || /[\\/]node_modules[\\/]/.test(file.fileName)) return undefined;
+  const via = `${skipOuter(ts, call.expression).getText().replace(/\s+/g, '')}()`;
+  for (const value of returnedValues(ts, body).flatMap(v => alternatives(ts, v))) {
+    const source = sourceOf(ts, value);
+    const e = source.root;
+    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, via };
+    if (!ts.isIdentifier(e)) continue;
+    const root = resolveIdentifier(ts, e);
+    if (!root || root.scope === callee || isWithinNode(root.scope, callee)) continue;
+    if (!isCode(input, root, e)) return { name: e.text, outside: true, via };
+  }
+  return undefined;
+}
+
+/** The values a function body returns (an arrow's expression, or its return statements outside nested functions). */
+function returnedValues(ts: TS, body: ts.ConciseBody): ts.Expression[] {
+  if (!ts.isBlock(body)) return [body];
+  const values: ts.Expression[] = [];
+  const walk = (node: ts.Node): void => {
+    if (isFunctionLike(ts, node)) return;
+    if (ts.isReturnStatement(node) && node.expression) values.push(node.expression);
+    ts.forEachChild(node, walk);
+  };
+  ts.forEachChild(body, walk);
+  return values;
+}
+
+/**
+ * `CATALOG[sku]`, `users.get(id)`, `this.carts.get(id)`, `carts.find(c => c.id === id)`: a
+ * never-reassigned local read from outside by key (a pure expression), which gives the same object
+ * when it runs again.
+ */
+export function isKeyedLookup(ts: TS, decl: LocalDecl, writes: number, checker: ts.TypeChecker | undefined): boolean {
+  const declaration = decl.declaration;
+  if (decl.kind !== 'const' || !ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name) || !declaration.initializer) return false;
+  if (writes > 0) return false;
+  let e = skipOuter(ts, declaration.initializer);
+  let steps = 0;
+  for (;;) {
+    if (ts.isPropertyAccessExpression(e)) e = skipOuter(ts, e.expression);
+    else if (ts.isElementAccessExpression(e) && isPureExpression(ts, e.argumentExpression)) e = skipOuter(ts, e.expression);
+    else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.name.text === 'get' && isPureCall(ts, e, checker)) e = skipOuter(ts, e.expression.expression);
+    else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && (e.expression.name.text === 'find' || e.expression.name.text === 'findLast') &&
+             e.arguments.length === 1 && isPureCallback(ts, e.arguments[0]!, checker)) e = skipOuter(ts, e.expression.expression);
+    else break;
+    steps++;
+  }
+  return steps > 0 && (ts.isIdentifier(e) || e.kind === ts.SyntaxKind.ThisKeyword);
+}
+
+/** Methods that only read their receiver. */
+const READING_METHODS = new Set([
+  'map', 'filter', 'reduce', 'find', 'findIndex', 'some', 'every', 'includes', 'indexOf', 'join', 'slice', 'at', 'keys',
+  'values', 'entries', 'toString', 'trim', 'toLowerCase', 'toUpperCase', 'split', 'startsWith', 'endsWith', 'padStart',
+  'padEnd', 'replace', 'replaceAll', 'substring', 'charAt', 'toFixed', 'localeCompare', 'get', 'has', 'toISOString',
+]);
+
+/** The node a reference stands in once property reads (`note.tags[0]`) are taken with it. */
+function accessChain(ts: TS, id: ts.Identifier): { node: ts.Node; accessed: boolean } {
+  let node: ts.Node = id;
+  let accessed = false;
+  while (node.parent && (ts.isPropertyAccessExpression(node.parent) || ts.isElementAccessExpression(node.parent)) &&
+         (node.parent as ts.PropertyAccessExpression).expression === node) {
+    node = node.parent;
+    accessed = true;
+  }
+  return { node, accessed };
+}
+
+/**
+ * `note.title`, `${note.title}`, `notes.map(n => n.title)`: uses that read values only, which a copy
+ * answers the same. Anything else (passing the object on, comparing it, writing through it) may
+ * depend on its identity.
+ */
+export function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): boolean {
+  const { node, accessed } = accessChain(ts, id);
+  const parent = node.parent;
+  if (!parent) return false;
+  if (ts.isTemplateSpan(parent) || (ts.isCallExpression(parent) && ts.isPropertyAccessExpression(parent.expression) &&
+      parent.expression.getText() === 'JSON.stringify' && parent.arguments[0] === node)) {
+    return true;
+  }
+  if (!accessed) return isTruthTest(ts, node);
+  // A method call at the end of the chain: only reading methods.
+  if (ts.isCallExpression(parent) && parent.expression === node) {
+    return ts.isPropertyAccessExpression(node) && READING_METHODS.has(node.name.text);
+  }
+  if (isWrite(ts, node)) return false;
+  // The value read is used further: fine when it is a primitive; objects reached this way are shared too.
+  if (!checker) return false;
+  const type = checker.getTypeAtLocation(node);
+  return !holdsObjects(ts, checker, type);
+}
+
+/** `if (x)`, `!x`, `x ? a : b`, `x === undefined`: whether there is one, which a copy answers the same. */
+function isTruthTest(ts: TS, node: ts.Node): boolean {
+  const parent = node.parent;
+  if ((ts.isIfStatement(parent) || ts.isWhileStatement(parent) || ts.isDoStatement(parent)) && parent.expression === node) return true;
+  if (ts.isConditionalExpression(parent) && parent.condition === node) return true;
+  if (ts.isPrefixUnaryExpression(parent) && parent.operator === ts.SyntaxKind.ExclamationToken) return true;
+  if (ts.isBinaryExpression(parent) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken].includes(parent.operatorToken.kind)) {
+    const other = skipOuter(ts, parent.left === node ? parent.right : parent.left);
+    return other.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(other) && other.text === 'undefined');
+  }
+  return false;
+}
+
+/** `x.a = 1`, `x.n++`, `delete x.a`: the node is written. */
+function isWrite(ts: TS, node: ts.Node): boolean {
+  const parent = node.parent;
+  if (ts.isBinaryExpression(parent) && parent.left === node && parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    return true;
+  }
+  return ts.isDeleteExpression(parent) || ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent);
+}
+
+/**
+ * How the code after the question relies on the object itself, for the refusal: `changes` it
+ * (writes through it, calls a method that is not a plain read), or `uses` it (passes it on,
+ * compares it, walks it). `code`: the statement's first line, cut short.
+ */
+export function identityUse(ts: TS, id: ts.Identifier): { changes: boolean; code: string; line: number } {
+  const { node, accessed } = accessChain(ts, id);
+  const parent = node.parent;
+  const changes = (accessed && isWrite(ts, node)) ||
+    (ts.isCallExpression(parent) && parent.expression === node && ts.isPropertyAccessExpression(node) && !READING_METHODS.has(node.name.text));
+  let statement: ts.Node = node;
+  while (statement.parent && !isStatement(ts, statement) && !isFunctionLike(ts, statement.parent)) statement = statement.parent;
+  // Cut short, and before any `: ` or `; ` (a marker ends its first clause there).
+  const first = statement.getText().split('\n')[0]!.trim();
+  const stop = Math.min(...[/: /, /; /].map(p => p.exec(first)?.index ?? first.length), 32);
+  const code = stop < first.length ? `${first.slice(0, stop).trimEnd()}…` : first;
+  const sourceFile = id.getSourceFile();
+  return { changes, code, line: sourceFile.getLineAndCharacterOfPosition(id.getStart(sourceFile)).line + 1 };
+}
+
+function isStatement(ts: TS, node: ts.Node): boolean {
+  return ts.isExpressionStatement(node) || ts.isVariableStatement(node) || ts.isReturnStatement(node) || ts.isIfStatement(node) ||
+    ts.isIterationStatement(node, false) || ts.isSwitchStatement(node) || ts.isThrowStatement(node);
+}
+
+/** Arrays and objects: values with an identity a copy does not keep. */
+export function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
+  if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
+  return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+}
