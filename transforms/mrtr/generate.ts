@@ -19,6 +19,12 @@ export interface GenerateOptions {
   singleQuote: boolean;
 }
 
+/** A local and the requestState key it travels under (the same unless its name is one the state keeps for itself). */
+export interface Renamed {
+  key: string;
+  name: string;
+}
+
 export class Generator {
   readonly f: ts.NodeFactory;
   private readonly printer: ts.Printer;
@@ -76,18 +82,23 @@ export class Generator {
       [this.f.createVariableDeclaration(name, undefined, type, init)], kind === 'const' ? ts.NodeFlags.Const : ts.NodeFlags.Let));
   }
 
-  /** `{ a, b }` as a binding pattern. */
-  pattern(names: string[]): ts.ObjectBindingPattern {
-    return this.f.createObjectBindingPattern(names.map(n => this.f.createBindingElement(undefined, undefined, n)));
+  /** `{ a, b }` as a binding pattern; `{ key: name }` for a name read from another key. */
+  pattern(names: Array<string | Renamed>): ts.ObjectBindingPattern {
+    return this.f.createObjectBindingPattern(names.map(n => (typeof n === 'string' || n.key === n.name
+      ? this.f.createBindingElement(undefined, undefined, typeof n === 'string' ? n : n.name)
+      : this.f.createBindingElement(undefined, n.key, n.name))));
   }
 
-  /** `({ a, b } = value);` (or `a = value.a;` for one name). */
-  assignFrom(names: string[], value: ts.Expression): ts.Statement {
+  /** `({ a, b } = value);` (or `a = value.a;` for one name); `{ key: name }` for a name read from another key. */
+  assignFrom(names: Array<string | Renamed>, value: ts.Expression): ts.Statement {
     const { ts } = this.options;
-    if (names.length === 1) {
-      return this.f.createExpressionStatement(this.f.createAssignment(this.id(names[0]!), this.f.createPropertyAccessExpression(value, names[0]!)));
+    const pairs = names.map(n => (typeof n === 'string' ? { key: n, name: n } : n));
+    if (pairs.length === 1) {
+      return this.f.createExpressionStatement(this.f.createAssignment(this.id(pairs[0]!.name), this.f.createPropertyAccessExpression(value, pairs[0]!.key)));
     }
-    const target = this.f.createObjectLiteralExpression(names.map(n => this.f.createShorthandPropertyAssignment(n)));
+    const target = this.f.createObjectLiteralExpression(pairs.map(({ key, name }) => (key === name
+      ? this.f.createShorthandPropertyAssignment(name)
+      : this.f.createPropertyAssignment(key, this.id(name)))));
     return this.f.createExpressionStatement(this.f.createParenthesizedExpression(this.f.createBinaryExpression(target, ts.SyntaxKind.EqualsToken, value)));
   }
 

@@ -8,7 +8,7 @@ import { isPureExpression } from '../../src/analysis/flow.js';
 import { PURE_CONSTRUCTORS } from '../../src/analysis/purity.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
-import { Generator } from './generate.js';
+import { Generator, type Renamed } from './generate.js';
 import { BLANK_LINE, chunk, condition, line, render, START, type Chunk, type Piece, type StepTest } from './pieces.js';
 import {
   answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, quoteLike, widenReturnType,
@@ -63,6 +63,9 @@ const VALIDATING_APIS = new Set<SiteApi>(['server.elicitInput', 'ctx.mcpReq.elic
 
 const VIEW_KIND = { elicitation: 'elicit', sampling: 'sampling', roots: 'roots' } as const;
 
+/** The keys every state keeps for itself (see stateType); a carried local never travels under one. */
+const STATE_KEYS: ReadonlySet<string> = new Set(['step', 'call', 'request', 'requests']);
+
 /** The SDK's error classes: building one does nothing else. */
 const SDK_ERRORS = new Set(['McpError', 'ProtocolError']);
 
@@ -106,6 +109,23 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const resumedVar = (s: Susp): string => resumedVars.get(s) ?? resumedVars.set(s, locals.take(`${s.step}State`)).get(s)!;
   const caseLabels = new Map<ts.CaseOrDefaultClause, string>();
   const carried = (s: Susp): LiveLocal[] => s.live.locals.filter(l => l.how === 'carry');
+  /**
+   * The key each carried local travels under in the state: its name, unless the state keeps that
+   * name for itself (`step`, `call`, `request`, `requests`): then `<name>Value` (or `<name>Value2`, ...),
+   * never a key another carried local of the handler has.
+   */
+  const stateKeys = new Map<string, string>();
+  {
+    const taken = new Set([...STATE_KEYS, ...suspensions.flatMap(s => carried(s).map(l => l.name))]);
+    for (const name of new Set(suspensions.flatMap(s => carried(s).map(l => l.name)))) {
+      if (!STATE_KEYS.has(name)) continue;
+      let key = `${name}Value`;
+      for (let i = 2; taken.has(key); i++) key = `${name}Value${i}`;
+      taken.add(key);
+      stateKeys.set(name, key);
+    }
+  }
+  const keyed = (name: string): Renamed => ({ key: stateKeys.get(name) ?? name, name });
   const localOf = (s: Susp, decl: LocalDecl): LiveLocal | undefined => [...s.live.decls].find(([, d]) => d === decl)?.[0];
   const declOf = (s: Susp, local: LiveLocal): LocalDecl => s.live.decls.get(local)!;
   for (const s of suspensions) for (const l of carried(s)) for (const t of l.typeImports) sdkTypes.add(t);
@@ -342,7 +362,10 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
         ? ['requests', gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]))]
         : ['request', gen.id(n.request[0]!)]);
     }
-    for (const l of carried(s)) stateFields.push(l.name);
+    for (const l of carried(s)) {
+      const { key, name } = keyed(l.name);
+      stateFields.push(key === name ? name : [key, gen.id(name)]);
+    }
     const requests = gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]));
     statements.push(...endRound(requests, gen.object(stateFields)));
     // The question's own leading comments stay with it.
@@ -448,13 +471,13 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const restoreLocals = (s: Susp, needed: readonly LiveLocal[], cx: Cx): Piece[] => {
     const d = disc(cx);
     const out: Piece[] = [];
-    const fresh = { const: [] as string[], let: [] as string[] };
-    const assigned: string[] = [];
+    const fresh = { const: [] as Renamed[], let: [] as Renamed[] };
+    const assigned: Renamed[] = [];
     for (const l of needed.filter(l => l.how === 'carry')) {
       const decl = declOf(s, l);
-      if (cx.hoisted.has(decl) || decl.kind === 'parameter' || decl.kind === 'var') assigned.push(l.name);
-      else if (decl.kind === 'const') fresh.const.push(l.name);
-      else fresh.let.push(l.name);
+      if (cx.hoisted.has(decl) || decl.kind === 'parameter' || decl.kind === 'var') assigned.push(keyed(l.name));
+      else if (decl.kind === 'const') fresh.const.push(keyed(l.name));
+      else fresh.let.push(keyed(l.name));
     }
     const statements: ts.Statement[] = [];
     if (fresh.const.length > 0) statements.push(gen.declare('const', gen.pattern(fresh.const), gen.id(d)));
@@ -1091,7 +1114,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   for (const s of suspensions) {
     const params = carried(s).filter(l => declOf(s, l).kind === 'parameter');
     if (params.length > 0) {
-      prologue.push(f.createIfStatement(conditionNode(gen, test([s], { dynamic: false, possible: new Set([START, ...allSteps]), hoisted: new Set(), breaks: new Map(), pending: new Map() })), gen.assignFrom(params.map(p => p.name), gen.id(stateVar))));
+      prologue.push(f.createIfStatement(conditionNode(gen, test([s], { dynamic: false, possible: new Set([START, ...allSteps]), hoisted: new Set(), breaks: new Map(), pending: new Map() })), gen.assignFrom(params.map(p => keyed(p.name)), gen.id(stateVar))));
     }
   }
   const top: Cx = { dynamic: false, possible: new Set([START, ...allSteps]), hoisted: new Set(), breaks: new Map(), pending: new Map() };
@@ -1120,7 +1143,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   function stateType(): string {
     const members = suspensions.map(s => {
       const requests = s.requestRebuilt ? [] : [s.combinator ? `requests: { ${s.questions.map(q => `${q.key}: InputRequest`).join('; ')} }` : 'request: InputRequest'];
-      const fields = [`step: '${s.step}'`, 'call: string', ...requests, ...statePayload.get(s)!.map(c => `${c.name}: ${c.type}`)];
+      const fields = [`step: '${s.step}'`, 'call: string', ...requests, ...statePayload.get(s)!.map(c => `${keyed(c.name).key}: ${c.type}`)];
       return `${env.unit}| { ${fields.join('; ')} }`;
     });
     return `type ${env.stateTypeName} =${env.newline}${members.join(env.newline)};`;
