@@ -134,6 +134,22 @@ export function splitHelper(cx: HelperContext, fn: ts.FunctionLikeDeclaration, c
   collect([statement], resultParams, flow.awaited);
   collect(innerArgs(inner?.split.resultParams ?? []), resultParams);
 
+  // A kept parameter's default (or a default inside its pattern) may read earlier parameters: keep those too.
+  for (const kept of [requestParams, resultParams]) {
+    for (let grew = true; grew;) {
+      const size = kept.size;
+      for (const i of [...kept]) collect(defaultsOf(ts, params[i]!), kept);
+      grew = kept.size > size;
+    }
+  }
+  // Each part evaluates the defaults of what it keeps again: only values that are the same each time.
+  for (const i of resultParams) {
+    const impure = defaultsOf(ts, params[i]!).find(d => !isPureExpression(ts, d, cx.checker));
+    if (impure) {
+      return { problem: `helper ${name}()'s parameter \`${params[i]!.name.getText()}\` defaults to \`${impure.getText().slice(0, 40)}\`, which would be evaluated again when the answer comes back; pass it from the callers` };
+    }
+  }
+
   const hasAwait = (nodes: readonly ts.Node[], skip?: ts.Node): boolean => nodes.some(n => containsAwait(ts, n, skip));
   const answerName = form === 'declare' ? (statement as ts.VariableStatement).declarationList.declarations[0]!.name : undefined;
   let readsAnswer: boolean;
@@ -160,6 +176,22 @@ export function splitHelper(cx: HelperContext, fn: ts.FunctionLikeDeclaration, c
   };
 }
 
+/** The default values in a parameter: its own (`limit = 10`) and those of its pattern (`{ title = id }`). */
+function defaultsOf(ts: TS, param: ts.ParameterDeclaration): ts.Expression[] {
+  const defaults: ts.Expression[] = param.initializer ? [param.initializer] : [];
+  const walk = (name: ts.BindingName): void => {
+    if (ts.isIdentifier(name)) return;
+    for (const element of name.elements) {
+      if (ts.isOmittedExpression(element)) continue;
+      if (element.initializer) defaults.push(element.initializer);
+      if (element.propertyName && ts.isComputedPropertyName(element.propertyName)) defaults.push(element.propertyName.expression);
+      walk(element.name);
+    }
+  };
+  walk(param.name);
+  return defaults;
+}
+
 /** Helper shapes the split does not produce code for. */
 function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string, exportsAllowed: boolean): string | undefined {
   const format = moduleFormatProblem(ts, fn.getSourceFile());
@@ -168,7 +200,8 @@ function helperShapeProblem(ts: TS, fn: ts.FunctionLikeDeclaration, name: string
   if (!fn.body || !ts.isBlock(fn.body)) return `helper ${name}() has an expression body; give it a block body`;
   if (ts.canHaveDecorators(fn) && ts.getDecorators(fn)?.length) return `helper ${name}() is decorated; the split parts would not carry its decorators`;
   if (fn.typeParameters?.length) return `helper ${name}() is generic; the split parts would need its type parameters`;
-  if (fn.parameters.some(p => p.dotDotDotToken || !ts.isIdentifier(p.name))) return `helper ${name}() has rest or destructured parameters; name them`;
+  // A `this` parameter is not an argument: the calls' argument positions would not match.
+  if (fn.parameters.some(p => ts.isIdentifier(p.name) && p.name.text === 'this')) return `helper ${name}() declares a \`this\` parameter`;
   if (!helperDeclaration(ts, fn)) {
     return `helper ${name}() is not a module-level function, a module-level \`const\` arrow function or a class method; the split parts replace its declaration`;
   }

@@ -177,7 +177,13 @@ export function isKeyedLookup(ts: TS, decl: LocalDecl, writes: number, checker: 
   const declaration = decl.declaration;
   if (decl.kind !== 'const' || !ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name) || !declaration.initializer) return false;
   if (writes > 0) return false;
-  let e = skipOuter(ts, declaration.initializer);
+  // `DOCS.find(d => d.id === id) ?? DOCS[0]`: every value it may take is such a lookup (or nothing).
+  return alternatives(ts, declaration.initializer).every(value =>
+    value.kind === ts.SyntaxKind.NullKeyword || (ts.isIdentifier(value) && value.text === 'undefined') || isLookup(ts, value, checker));
+}
+
+function isLookup(ts: TS, value: ts.Expression, checker: ts.TypeChecker | undefined): boolean {
+  let e = value;
   let steps = 0;
   for (;;) {
     if (ts.isPropertyAccessExpression(e)) e = skipOuter(ts, e.expression);

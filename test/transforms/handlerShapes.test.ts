@@ -598,3 +598,54 @@ describe('a guard after a record looked up again on resume', () => {
     expect(lines.findIndex(l => l.includes("console.log('big cart')"))).toBeGreaterThan(firstRound);
   });
 });
+
+describe('an asking helper whose parameters are not plain names', () => {
+  const run = (helper: string[], call: string) => runPipeline(file, [
+    "import { McpServer, type ServerContext } from '@modelcontextprotocol/server';",
+    "import * as z from 'zod/v4';",
+    "export const server = new McpServer({ name: 'n', version: '1' });",
+    ...helper,
+    "server.registerTool('go', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {",
+    `  const text = await ${call};`,
+    "  return { content: [{ type: 'text', text }] };",
+    '});',
+  ].join('\n'));
+  const ask = "const r = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } });";
+
+  it('is split with a rest parameter: each part that reads it takes every argument from its position on', () => {
+    const result = run([
+      'async function pick(ctx: ServerContext, first: string, ...others: string[]): Promise<string> {',
+      `  ${ask}`,
+      "  return r.action + first + others.join(',');",
+      '}',
+    ], "pick(ctx, id, 'b', 'c')");
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('function pickResult(r: ElicitResult, first: string, ...others: string[]): string {');
+    expect(result.text).toContain("const text = pickResult(elicitResultOf(textResponse), id, 'b', 'c');");
+  });
+
+  it('keeps the earlier parameter a kept default reads, and a destructured one as written', () => {
+    const result = run([
+      'async function tag(ctx: ServerContext, { id, title }: { id: string; title?: string }, label = title ?? id): Promise<string> {',
+      `  ${ask}`,
+      '  return r.action + label;',
+      '}',
+    ], 'tag(ctx, { id })');
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('function tagResult(r: ElicitResult, { id, title }: { id: string; title?: string }, label = title ?? id): string {');
+    expect(result.text).toContain('const text = tagResult(elicitResultOf(textResponse), { id }, undefined);');
+  });
+
+  it('is refused when a default the result part reads would give another value on resume', () => {
+    const result = run([
+      'async function stamp(ctx: ServerContext, at = Date.now()): Promise<string> {',
+      `  ${ask}`,
+      '  return r.action + at;',
+      '}',
+    ], 'stamp(ctx)');
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+    expect(result.sites[0]!.hint).toMatch(/^helper stamp\(\)'s parameter `at` defaults to `Date\.now\(\)`, which would be evaluated again when the answer comes back; pass it from the callers/);
+  });
+});

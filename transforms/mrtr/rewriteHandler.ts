@@ -109,7 +109,11 @@ export function helperPartCall(env: Pick<RewriteEnv, 'ts' | 'sourceFile' | 'help
   const name = env.helperNames.get(split)![part];
   const target = ts.isPropertyAccessExpression(callee) ? `${callee.expression.getText(env.sourceFile)}.${name}` : name;
   const indices = part === 'request' ? split.requestParams : split.resultParams;
-  const args = indices.map(i => (call.arguments[i] ? call.arguments[i]!.getText(env.sourceFile) : 'undefined'));
+  // A rest parameter takes every argument from its position on.
+  const params = split.fn.parameters;
+  const args = indices.flatMap(i => (params[i]?.dotDotDotToken
+    ? call.arguments.slice(i).map(a => a.getText(env.sourceFile))
+    : [call.arguments[i] ? call.arguments[i]!.getText(env.sourceFile) : 'undefined']));
   if (answer !== undefined) args.unshift(answer);
   const async = part === 'request' ? split.requestAsync : split.resultAsync;
   return `${async ? 'await ' : ''}${target}(${args.join(', ')})`;
