@@ -1,48 +1,65 @@
 import type * as ts from 'typescript';
 import { isFunctionLike, resolveIdentifier } from './scope.js';
-import { skipOuter, type SdkResolver } from './sdk.js';
+import { isProjectSource, skipOuter, type SdkResolver } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
  * Where the server a handler is registered on is constructed: the `new McpServer(...)` /
- * `new Server(...)` expressions the codec must be wired into.
+ * `new Server(...)` expressions the codec must be wired into. `path`: the properties still to read
+ * from the value found (`this.deps.server` looks for `deps`, then its `server`); `mcpServer.server`,
+ * the low-level server inside an McpServer, is that McpServer's construction.
  */
-export function serverConstructions(ts: TS, expr: ts.Expression, resolver: SdkResolver, seen = new Set<ts.Node>()): ts.NewExpression[] {
+export function serverConstructions(ts: TS, expr: ts.Expression, resolver: SdkResolver, seen = new Set<string>(), path: readonly string[] = []): ts.NewExpression[] {
   const e = skipOuter(ts, expr);
-  if (seen.has(e)) return [];
-  seen.add(e);
-  if (ts.isNewExpression(e)) return resolver.serverClassOf(e.expression) ? [e] : [];
-  if (ts.isPropertyAccessExpression(e)) {
-    if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return thisMember(ts, e, resolver, seen);
-    // mcpServer.server: the low-level server lives inside the McpServer built here.
-    if (e.name.text === 'server') return serverConstructions(ts, e.expression, resolver, seen);
+  const key = `${e.getSourceFile().fileName}:${e.pos}:${e.end}:${path.join('.')}`;
+  if (seen.has(key)) return [];
+  seen.add(key);
+  const next = (node: ts.Expression, rest: readonly string[] = path): ts.NewExpression[] => serverConstructions(ts, node, resolver, seen, rest);
+  if (ts.isNewExpression(e)) return (path.length === 0 || (path.length === 1 && path[0] === 'server')) && resolver.serverClassOf(e.expression) ? [e] : [];
+  if (ts.isObjectLiteralExpression(e)) {
+    // `{ server }` handed to a class or function that reads `deps.server`.
+    const [name, ...rest] = path;
+    const property = name === undefined ? undefined : e.properties.find(p => p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name);
+    if (property && ts.isPropertyAssignment(property)) return next(property.initializer, rest);
+    if (property && ts.isShorthandPropertyAssignment(property)) return next(property.name, rest);
     return [];
   }
-  if (ts.isAwaitExpression(e)) return serverConstructions(ts, e.expression, resolver, seen);
-  if (ts.isConditionalExpression(e)) {
-    return [...serverConstructions(ts, e.whenTrue, resolver, seen), ...serverConstructions(ts, e.whenFalse, resolver, seen)];
+  if (ts.isPropertyAccessExpression(e)) {
+    if (e.expression.kind === ts.SyntaxKind.ThisKeyword) return thisMember(ts, e, resolver, seen, path);
+    return next(e.expression, [e.name.text, ...path]);
   }
-  if (ts.isCallExpression(e)) return factoryResults(ts, e, resolver, seen);
+  if (ts.isAwaitExpression(e)) return next(e.expression);
+  if (ts.isConditionalExpression(e)) return [...next(e.whenTrue), ...next(e.whenFalse)];
+  if (ts.isCallExpression(e)) return factoryResults(ts, e, resolver, seen, path);
   if (!ts.isIdentifier(e)) return [];
   const decl = resolveIdentifier(ts, e);
   if (!decl) return [];
   const node = decl.declaration;
+  // `{ server }` destructured from a parameter or a local: read `server` of what it holds.
+  const element = decl.nameNode.parent;
+  const within = ts.isBindingElement(element) && ts.isObjectBindingPattern(element.parent) && element.parent.parent === node
+    ? [(element.propertyName ?? element.name).getText(), ...path]
+    : path;
   if (ts.isVariableDeclaration(node)) {
-    if (ts.isObjectBindingPattern(node.name) && node.initializer) return serverConstructions(ts, node.initializer, resolver, seen);
-    if (node.initializer) return serverConstructions(ts, node.initializer, resolver, seen);
-    return assignmentsTo(ts, decl.scope, right => serverConstructions(ts, right, resolver, seen), left => ts.isIdentifier(left) && resolveIdentifier(ts, left)?.nameNode === decl.nameNode);
+    if (node.initializer) return next(node.initializer, within);
+    return assignmentsTo(ts, decl.scope, right => next(right), left => ts.isIdentifier(left) && resolveIdentifier(ts, left)?.nameNode === decl.nameNode);
   }
-  if (ts.isParameter(node) && isFunctionLike(ts, node.parent)) {
-    const index = node.parent.parameters.indexOf(node);
-    return resolver.callsOf(node.parent).flatMap(call => {
-      const arg = call.arguments[index];
-      return arg ? serverConstructions(ts, arg, resolver, seen) : [];
-    });
-  }
+  if (ts.isParameter(node) && isFunctionLike(ts, node.parent)) return parameterArguments(ts, node, resolver, seen, within);
   return [];
 }
 
-function thisMember(ts: TS, access: ts.PropertyAccessExpression, resolver: SdkResolver, seen: Set<ts.Node>): ts.NewExpression[] {
+/** What the calls (or, for a constructor, the `new` expressions) pass for a parameter. */
+function parameterArguments(ts: TS, parameter: ts.ParameterDeclaration, resolver: SdkResolver, seen: Set<string>, path: readonly string[]): ts.NewExpression[] {
+  const fn = parameter.parent as ts.FunctionLikeDeclaration;
+  const index = fn.parameters.indexOf(parameter);
+  if (ts.isConstructorDeclaration(fn)) return constructorArguments(ts, fn.parent, index, resolver, seen, path);
+  return resolver.callsOf(fn).flatMap(call => {
+    const arg = call.arguments[index];
+    return arg ? serverConstructions(ts, arg, resolver, seen, path) : [];
+  });
+}
+
+function thisMember(ts: TS, access: ts.PropertyAccessExpression, resolver: SdkResolver, seen: Set<string>, path: readonly string[]): ts.NewExpression[] {
   let cls: ts.Node | undefined = access.parent;
   while (cls && !ts.isClassLike(cls)) cls = cls.parent;
   if (!cls || !ts.isClassLike(cls)) return [];
@@ -50,17 +67,17 @@ function thisMember(ts: TS, access: ts.PropertyAccessExpression, resolver: SdkRe
   const found: ts.NewExpression[] = [];
   for (const element of cls.members) {
     if (ts.isPropertyDeclaration(element) && element.name.getText() === member && element.initializer) {
-      found.push(...serverConstructions(ts, element.initializer, resolver, seen));
+      found.push(...serverConstructions(ts, element.initializer, resolver, seen, path));
     }
     if (ts.isConstructorDeclaration(element)) {
       element.parameters.forEach((parameter, index) => {
         if (ts.isIdentifier(parameter.name) && parameter.name.text === member && ts.getModifiers(parameter)?.length) {
-          found.push(...constructorArguments(ts, cls as ts.ClassLikeDeclaration, index, resolver, seen));
+          found.push(...constructorArguments(ts, cls as ts.ClassLikeDeclaration, index, resolver, seen, path));
         }
       });
     }
   }
-  found.push(...assignmentsTo(ts, cls, right => serverConstructions(ts, right, resolver, seen),
+  found.push(...assignmentsTo(ts, cls, right => serverConstructions(ts, right, resolver, seen, path),
     left => ts.isPropertyAccessExpression(left) && left.expression.kind === ts.SyntaxKind.ThisKeyword && left.name.text === member));
   return found;
 }
@@ -69,14 +86,14 @@ function thisMember(ts: TS, access: ts.PropertyAccessExpression, resolver: SdkRe
  * `new Wrapper(server)`: the argument passed for a constructor parameter, in this file, and where
  * the files are planned together, in the others that construct the class.
  */
-function constructorArguments(ts: TS, cls: ts.ClassLikeDeclaration, index: number, resolver: SdkResolver, seen: Set<ts.Node>): ts.NewExpression[] {
+function constructorArguments(ts: TS, cls: ts.ClassLikeDeclaration, index: number, resolver: SdkResolver, seen: Set<string>, path: readonly string[]): ts.NewExpression[] {
   const name = cls.name?.text;
   if (!name) return [];
   const found: ts.NewExpression[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === name) {
       const arg = node.arguments?.[index];
-      if (arg) found.push(...serverConstructions(ts, arg, resolver, seen));
+      if (arg) found.push(...serverConstructions(ts, arg, resolver, seen, path));
     }
     node.forEachChild(visit);
   };
@@ -85,28 +102,41 @@ function constructorArguments(ts: TS, cls: ts.ClassLikeDeclaration, index: numbe
   if (ctor && resolver.crossFileServers && resolver.externalConstructions) {
     for (const construction of resolver.externalConstructions(ctor)) {
       const arg = construction.getSourceFile() !== cls.getSourceFile() ? construction.arguments?.[index] : undefined;
-      if (arg) found.push(...serverConstructions(ts, arg, resolver, seen));
+      if (arg) found.push(...serverConstructions(ts, arg, resolver, seen, path));
     }
   }
   return found;
 }
 
-function factoryResults(ts: TS, call: ts.CallExpression, resolver: SdkResolver, seen: Set<ts.Node>): ts.NewExpression[] {
+/** `makeServer()`: what the function returns, in this file, or (planned together) in the file it is imported from. */
+function factoryResults(ts: TS, call: ts.CallExpression, resolver: SdkResolver, seen: Set<string>, path: readonly string[]): ts.NewExpression[] {
   const callee = skipOuter(ts, call.expression);
   if (!ts.isIdentifier(callee)) return [];
   const decl = resolveIdentifier(ts, callee);
   let fn: ts.Node | undefined = decl?.declaration;
+  if (decl?.kind === 'import') fn = resolver.crossFileServers ? importedFunction(ts, callee, resolver) : undefined;
   if (fn && ts.isVariableDeclaration(fn)) fn = fn.initializer && skipOuter(ts, fn.initializer);
   if (!fn || !isFunctionLike(ts, fn) || !fn.body) return [];
-  if (!ts.isBlock(fn.body)) return serverConstructions(ts, fn.body, resolver, seen);
+  if (!ts.isBlock(fn.body)) return serverConstructions(ts, fn.body, resolver, seen, path);
   const found: ts.NewExpression[] = [];
   const visit = (node: ts.Node): void => {
     if (isFunctionLike(ts, node)) return;
-    if (ts.isReturnStatement(node) && node.expression) found.push(...serverConstructions(ts, node.expression, resolver, seen));
+    if (ts.isReturnStatement(node) && node.expression) found.push(...serverConstructions(ts, node.expression, resolver, seen, path));
     node.forEachChild(visit);
   };
   fn.body.forEachChild(visit);
   return found;
+}
+
+/** The project declaration an imported name refers to (checker mode only). */
+function importedFunction(ts: TS, name: ts.Identifier, resolver: SdkResolver): ts.Node | undefined {
+  const checker = resolver.checker;
+  const symbol = checker?.getSymbolAtLocation(name);
+  if (!checker || !symbol) return undefined;
+  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  const declaration = target.declarations?.[0];
+  const file = declaration?.getSourceFile();
+  return declaration && file && !file.isDeclarationFile && isProjectSource(file) ? declaration : undefined;
 }
 
 function assignmentsTo(ts: TS, scope: ts.Node, onRight: (right: ts.Expression) => ts.NewExpression[], matches: (left: ts.Expression) => boolean): ts.NewExpression[] {

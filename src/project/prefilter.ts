@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { mightContainSites } from '../analysis/prefilter.js';
 
 /**
@@ -25,4 +26,24 @@ export function classify(text: string, sdkUpgrade: boolean): FileRole {
   if (mightContainSites(text) || SERVING.test(text) || (sdkUpgrade && mentionsV1Sdk(text))) return 'rewrite';
   if (CONTEXT.test(text)) return 'context';
   return 'skip';
+}
+
+/** Relative module specifiers a file imports, re-exports or requires. */
+const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)(['"])(\.{1,2}\/[^'"\n]*)\1/gm;
+const SOURCE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'];
+
+/**
+ * Whether a file the text check skipped imports one of `files` by a relative path: an entry module
+ * that builds the server through a factory and hands it to a class or function of another module
+ * (`new Tools(makeServer())`) names neither the SDK nor a registration, yet ties the two together.
+ */
+export function importsAnyOf(file: string, text: string, files: ReadonlySet<string>): boolean {
+  for (const match of text.matchAll(RELATIVE_IMPORT)) {
+    const target = path.resolve(path.dirname(file), match[2]!);
+    // `./tools.js` names tools.ts; `./tools` names tools.ts or tools/index.ts.
+    const stem = target.replace(/\.(?:[cm]?js|jsx)$/, '');
+    const candidates = [target, ...SOURCE_EXTENSIONS.map(ext => stem + ext), ...SOURCE_EXTENSIONS.map(ext => path.join(target, `index${ext}`))];
+    if (candidates.some(candidate => files.has(candidate))) return true;
+  }
+  return false;
 }

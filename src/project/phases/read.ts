@@ -5,7 +5,7 @@ import { DeclarationStubs } from '../declarationStubs.js';
 import { linkedPackages, sharedCopiesResolution, type LinkedPackage } from '../linkedPackages.js';
 import { createProject, readSource, syntaxError, withTextReplacements, type ReadFile } from '../load.js';
 import { ownerManifest } from '../packageJson.js';
-import { mentionsV1Sdk } from '../prefilter.js';
+import { importsAnyOf, mentionsV1Sdk } from '../prefilter.js';
 import { errorText, newEntry, type RunState } from '../runState.js';
 import { sdkTypeFallback, zodTypePaths } from '../sdkTypes.js';
 import { importsZod, outdatedZod, type ZodStatus } from '../zodUpgrade.js';
@@ -32,6 +32,7 @@ export function discover(run: RunState): void {
 /** Read everything once; the cheap text check decides what is parsed at all, and in which role. */
 export function read(run: RunState): void {
   const zodOnly: ReadFile[] = [];
+  const skipped: ReadFile[] = [];
   run.files.forEach((file, i) => {
     run.progress({ phase: 'read', done: i, total: run.files.length, file: run.rel(file) });
     try {
@@ -39,7 +40,10 @@ export function read(run: RunState): void {
       run.texts.set(file, read.text);
       if (read.role === 'rewrite') run.entries.push(newEntry(read, run.rel(file)));
       else if (read.role === 'context') run.contextFiles.push(read);
-      else if (run.zodUpgrade && importsZod(read.text)) zodOnly.push(read);
+      else {
+        if (run.zodUpgrade && importsZod(read.text)) zodOnly.push(read);
+        skipped.push(read);
+      }
     } catch (error) {
       run.unreadable.push({ file: run.rel(file), before: '', afterSdkUpgrade: '', after: '', changed: false, changedBy: [], rolledBack: false, newTypeErrors: [], written: false, error: `cannot be read: ${errorText(error)}` });
       run.unreadablePaths.push(file);
@@ -48,9 +52,13 @@ export function read(run: RunState): void {
   if (run.unreadable.length === run.files.length) {
     throw new MigrateError(`none of the ${run.files.length} source file(s) could be read (${run.unreadable[0]!.file}: ${run.unreadable[0]!.error}).`);
   }
+  // A module that imports the others without naming the SDK may be where a server is handed to them.
+  const parsed = new Set([...run.entries.map(e => path.resolve(e.read.path)), ...run.contextFiles.map(r => path.resolve(r.path))]);
+  run.contextFiles.push(...skipped.filter(read => importsAnyOf(path.resolve(read.path), read.text, parsed)));
   if (run.sdkUpgrade) run.zodPackages = outdatedZodPackages(run);
   // A file that only uses zod is parsed too where the zod upgrade may change it.
-  if (run.zodUpgrade) run.contextFiles.push(...zodOnly.filter(read => run.zodPackages.has(ownerManifest(read.path, run.manifestStop) ?? '')));
+  const context = new Set(run.contextFiles);
+  if (run.zodUpgrade) run.contextFiles.push(...zodOnly.filter(read => !context.has(read) && run.zodPackages.has(ownerManifest(read.path, run.manifestStop) ?? '')));
   run.filesParsed = run.entries.length + run.contextFiles.length;
 }
 
