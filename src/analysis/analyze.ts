@@ -570,6 +570,9 @@ function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
   if (bad?.sharedState) {
     const { origin, via, changes, code, line } = bad.sharedState;
     const of = via ? `objects ${via} returns from \`${origin}\`` : `objects of \`${origin}\``;
+    if (changes === 'call') {
+      return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, which \`${code}\` (line ${line}) may change; it is read after that call, and a copy in requestState would not see the change: look it up again after the question, by an id the state carries.`);
+    }
     return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, ${changes ? 'changed' : 'used by identity'} after the question (\`${code}\`, line ${line}); a copy in requestState would not reach them: look it up again after the question, by an id the state carries.`);
   }
   if (bad) {

@@ -4,7 +4,7 @@ import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, liveObjectOf, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
 import { secretValueOf } from './secrets.js';
-import { identityUse, isKeyedLookup, isPlainRead, sharedOrigin } from './sharedState.js';
+import { callUse, changingCallBefore, identityUse, isChangedState, isKeyedLookup, isPlainRead, sharedOrigin, type SharedOrigin } from './sharedState.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
 
@@ -114,6 +114,24 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
   for (const decl of referenced) live.add(decl);
   const declaredOnly = referenced;
 
+  /**
+   * Why the local must be the original object after the question, not a copy: the code after it uses
+   * its identity (changes it, passes it on), or calls something that may change the shared state it
+   * was read from before reading it (`attachDisk(vm.id)` before `vm.attached`).
+   */
+  const needsOriginal = (decl: LocalDecl, isLive: (d: LocalDecl) => boolean): { shared: SharedOrigin; identity?: ts.Identifier; call?: ts.CallExpression } | undefined => {
+    const reads = refsAfter.get(decl) ?? [];
+    const identity = reads.find(id => !isPlainRead(ts, id, input.checker));
+    if (identity) {
+      const shared = sharedOrigin(input, decl, isLive);
+      return shared && { shared, identity };
+    }
+    const call = changingCallBefore(input, awaited, reads, e => input.questionOf(e) !== undefined);
+    if (!call) return undefined;
+    const shared = sharedOrigin(input, decl, isLive);
+    return shared?.outside && isChangedState(ts, shared) ? { shared, call } : undefined;
+  };
+
   // A rebuilt declaration needs what it refers to; carry or rebuild those too.
   const how = new Map<LocalDecl, 'carry' | 'rebuild' | 'declare'>();
   const secrets = new Map<LocalDecl, string>();
@@ -125,8 +143,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     let mode: 'carry' | 'rebuild' | 'declare' = rebuildable(ts, fn, decl, references, awaited.pos, answerTarget, write => writeReaches(flow.graph, write, awaited), after.live.has(decl)) ? 'rebuild' : declaredOnly.has(decl) ? 'declare' : 'carry';
     // `const item = CATALOG[sku]` used by identity after the question: look it up again by its key
     // on resume (what a hand-written MRTR handler does) rather than carry a copy.
-    if (mode === 'carry' && isKeyedLookup(ts, decl, references.get(decl)?.writes ?? 0, input.checker) &&
-        (refsAfter.get(decl) ?? []).some(id => !isPlainRead(ts, id, input.checker)) && sharedOrigin(input, decl, d => live.has(d))) {
+    if (mode === 'carry' && isKeyedLookup(ts, decl, references.get(decl)?.writes ?? 0, input.checker) && needsOriginal(decl, d => live.has(d))) {
       mode = 'rebuild';
     }
     // `const store = app` / `const self = this`: another name for an object the server keeps, which
@@ -157,15 +174,15 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     const described = describe(input, decl, firstRead.get(decl));
     const { type, typeProblem, typeImports } = described;
     let { jsonness } = described;
-    const identity = mode === 'carry' && jsonness.json === 'yes' ? (refsAfter.get(decl) ?? []).find(id => !isPlainRead(ts, id, input.checker)) : undefined;
-    const shared = identity ? sharedOrigin(input, decl, d => live.has(d) && d !== decl) : undefined;
+    const needed = mode === 'carry' && jsonness.json === 'yes' ? needsOriginal(decl, d => live.has(d) && d !== decl) : undefined;
     let sharedState: LiveLocal['sharedState'];
-    if (shared?.outside) {
-      const use = identityUse(ts, identity!);
+    if (needed?.shared.outside) {
+      const { shared, identity, call } = needed;
+      const use = identity ? identityUse(ts, identity) : { ...callUse(ts, call!), changes: 'call' as const };
       sharedState = { origin: shared.name, via: shared.via, ...use };
       jsonness = { json: 'no', why: `it holds objects of \`${shared.name}\`${shared.via ? ` (returned by ${shared.via})` : ''}, and a JSON copy would not reach them` };
-    } else if (shared) {
-      jsonness = { json: 'no', why: `it holds objects of \`${shared.name}\`, and a JSON copy would lose their identity and any change made through it` };
+    } else if (needed) {
+      jsonness = { json: 'no', why: `it holds objects of \`${needed.shared.name}\`, and a JSON copy would lose their identity and any change made through it` };
     }
     const local: LiveLocal = {
       name: decl.name,
@@ -175,7 +192,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
       why: mode === 'carry' && jsonness.json !== 'yes' ? jsonness.why : undefined,
       secret: mode === 'carry' ? secrets.get(decl) : undefined,
       isParameter: decl.kind === 'parameter',
-      liveObject: mode === 'carry' && jsonness.json === 'no' && !shared ? liveObjectOfDecl(input, decl) : undefined,
+      liveObject: mode === 'carry' && jsonness.json === 'no' && !needed ? liveObjectOfDecl(input, decl) : undefined,
       sharedState,
       declaration: decl.declaration,
       typeProblem: mode !== 'rebuild' ? typeProblem : undefined,

@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { isPureCall, isPureCallback, isPureExpression } from './purity.js';
+import { isPureCall, isPureCallback, isPureExpression, OUTCOME_NEUTRAL_NAMESPACES } from './purity.js';
 import { isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
@@ -63,6 +63,8 @@ export interface SharedOrigin {
   outside: boolean;
   /** The project function that handed the objects out, when the local is what it returned. */
   via?: string;
+  /** What holds the state outside: the name's declaration, or the class whose `this.<member>` it is. */
+  holder?: { declaration: ts.Node } | { cls: ts.ClassLikeDeclaration; member: string };
 }
 
 export interface SharedInput {
@@ -93,7 +95,7 @@ export function sharedOrigin(input: SharedInput, decl: LocalDecl, isLive: (d: Lo
       if (element && !holdsObjects(ts, checker, element)) continue;
     }
     const e = source.root;
-    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true };
+    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, e, source.name) };
     const shared = ts.isCallExpression(e) ? returnedShared(input, e) : ts.isIdentifier(e) ? sharedName(input, e, isLive, seen) : undefined;
     if (shared) return shared;
   }
@@ -105,7 +107,7 @@ function sharedName(input: SharedInput, e: ts.Identifier, isLive: (d: LocalDecl)
   const root = resolveIdentifier(input.ts, e);
   if (!root) return undefined;
   const insideHandler = root.scope === input.fn || isWithinNode(root.scope, input.fn);
-  if (!insideHandler) return isCode(input, root, e) ? undefined : { name: e.text, outside: true };
+  if (!insideHandler) return isCode(input, root, e) ? undefined : { name: e.text, outside: true, holder: { declaration: declarationOf(input, root, e) } };
   // Parameters come back as new objects each round; another live local would be restored as a
   // separate copy: either way the identity the code after the question relies on is gone.
   if (root.kind === 'parameter' || isLive(root)) return { name: e.text, outside: false };
@@ -146,14 +148,128 @@ function returnedShared(input: SharedInput, call: ts.CallExpression): SharedOrig
   for (const value of returnedValues(ts, body).flatMap(v => alternatives(ts, v))) {
     const source = sourceOf(ts, value);
     const e = source.root;
-    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, via };
+    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, via, holder: thisHolder(ts, e, source.name) };
     if (!ts.isIdentifier(e)) continue;
     const root = resolveIdentifier(ts, e);
-    if (!root || root.scope === callee || isWithinNode(root.scope, callee)) continue;
-    if (!isCode(input, root, e)) return { name: e.text, outside: true, via };
+    if (!root) continue;
+    // A local of the function that it also stored outside (`provisioned.push(vm); return vm;`).
+    if (root.scope === callee || isWithinNode(root.scope, callee)) {
+      const stored = storedOutside(input, callee as ts.FunctionLikeDeclaration, root);
+      if (stored) return { ...stored, via };
+      continue;
+    }
+    if (!isCode(input, root, e)) return { name: e.text, outside: true, via, holder: { declaration: declarationOf(input, root, e) } };
   }
   return undefined;
 }
+
+/** Mutating methods of arrays, maps and sets. */
+const MUTATORS = new Set(['push', 'unshift', 'splice', 'pop', 'shift', 'set', 'add', 'delete', 'clear', 'sort', 'reverse', 'fill', 'copyWithin']);
+
+/** Where `fn` puts its local `local` into outside state: `list.push(x)`, `byId.set(k, x)`, `byId[k] = x`, `this.last = x`. */
+function storedOutside(input: SharedInput, fn: ts.FunctionLikeDeclaration, local: LocalDecl): SharedOrigin | undefined {
+  const { ts } = input;
+  const isLocal = (n: ts.Node): boolean => ts.isIdentifier(skipOuter(ts, n as ts.Expression)) && resolveIdentifier(ts, skipOuter(ts, n as ts.Expression) as ts.Identifier)?.nameNode === local.nameNode;
+  let found: SharedOrigin | undefined;
+  const outsideTarget = (target: ts.Expression): SharedOrigin | undefined => {
+    const source = sourceOf(ts, target);
+    if (source.root.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, source.root, source.name) };
+    if (!ts.isIdentifier(source.root)) return undefined;
+    const root = resolveIdentifier(ts, source.root);
+    if (!root || root.scope === fn || isWithinNode(root.scope, fn) || isCode(input, root, source.root)) return undefined;
+    return { name: source.root.text, outside: true, holder: { declaration: declarationOf(input, root, source.root) } };
+  };
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text) && node.arguments.some(isLocal)) {
+      found = outsideTarget(node.expression.expression);
+    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && isLocal(node.right) &&
+               (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left))) {
+      found = outsideTarget(node.left.expression);
+    }
+    if (!found) node.forEachChild(visit);
+  };
+  if (fn.body) visit(fn.body);
+  return found;
+}
+
+/** The class and member of `this.<member>` (the name `this.<member>`). */
+function thisHolder(ts: TS, self: ts.Node, name: string): SharedOrigin['holder'] {
+  let cls: ts.Node | undefined = self.parent;
+  while (cls && !ts.isClassLike(cls)) cls = cls.parent;
+  return cls && ts.isClassLike(cls) ? { cls, member: name.slice('this.'.length) } : undefined;
+}
+
+/** The declaration of a root name: through an import, the exported variable in its module. */
+function declarationOf(input: SharedInput, root: LocalDecl, id: ts.Identifier): ts.Node {
+  const { ts, checker } = input;
+  if (root.kind !== 'import' || !checker) return root.nameNode;
+  const symbol = checker.getSymbolAtLocation(id);
+  const target = symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  const declaration = target?.valueDeclaration;
+  return declaration && ts.isVariableDeclaration(declaration) && ts.isIdentifier(declaration.name) ? declaration.name : root.nameNode;
+}
+
+/**
+ * Whether the code around the state (its module, or its class) ever changes it or the objects in it:
+ * a mutating method on it (`provisioned.push(vm)`), a write through it (`byId[k] = x`), or a write
+ * through a local read from it (`const vm = provisioned.find(...); vm.attached = true`). State that
+ * nothing changes (a catalogue) reads the same from a copy.
+ */
+export function isChangedState(ts: TS, origin: SharedOrigin): boolean {
+  const holder = origin.holder;
+  if (!holder) return true;
+  const scope: ts.Node = 'cls' in holder ? holder.cls : holder.declaration.getSourceFile();
+  const isRoot = (e: ts.Expression): boolean => {
+    if ('cls' in holder) return ts.isPropertyAccessExpression(e) && e.expression.kind === ts.SyntaxKind.ThisKeyword && e.name.text === holder.member;
+    if (!ts.isIdentifier(e) || e.text !== (holder.declaration as ts.Identifier).text) return false;
+    const decl = resolveIdentifier(ts, e);
+    return decl === undefined || decl.nameNode === holder.declaration;
+  };
+  /** The expression a chain of reads starts from: `this.vms` for `this.vms[0].x`, `vm` for `vm.x`. */
+  const base = (e: ts.Expression): ts.Expression => {
+    let node = skipOuter(ts, e);
+    while ((ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) && !isRoot(node)) node = skipOuter(ts, node.expression);
+    return node;
+  };
+  /** Whether a value is read from the state (`provisioned.find(...)`, `this.vms[0]`). */
+  const fromState = (value: ts.Expression): boolean => {
+    const source = sourceOf(ts, value);
+    return 'cls' in holder ? source.root.kind === ts.SyntaxKind.ThisKeyword && source.name === `this.${holder.member}` : isRoot(source.root);
+  };
+  /** A local whose value was read from the state (`const vm = provisioned.find(...)`, `for (const vm of provisioned)`). */
+  const readFromState = (e: ts.Expression): boolean => {
+    if (!ts.isIdentifier(e)) return false;
+    const declaration = resolveIdentifier(ts, e)?.declaration;
+    if (!declaration || !ts.isVariableDeclaration(declaration)) return false;
+    const loop = declaration.parent.parent;
+    const from = (ts.isForOfStatement(loop) || ts.isForInStatement(loop)) && loop.initializer === declaration.parent ? loop.expression : declaration.initializer;
+    return !!from && alternatives(ts, from).some(fromState);
+  };
+  /** A write through `target` (`vm.attached`, `byId[k]`) reaches the state. */
+  const reaches = (target: ts.Expression): boolean => {
+    const b = base(target);
+    return isRoot(b) || readFromState(b);
+  };
+  const operand = (node: ts.Node): ts.Expression | undefined => {
+    if (ts.isDeleteExpression(node)) return node.expression;
+    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) return node.operand;
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) return node.left;
+    return undefined;
+  };
+  let changed = false;
+  const visit = (node: ts.Node): void => {
+    if (changed) return;
+    const target = operand(node);
+    const written = target && skipOuter(ts, target);
+    if (written && (ts.isPropertyAccessExpression(written) || ts.isElementAccessExpression(written)) && reaches(written)) changed = true;
+    else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text) && reaches(node.expression.expression)) changed = true;
+    node.forEachChild(visit);
+  };
+  visit(scope);
+  return changed;
+}
+
 
 /** The values a function body returns (an arrow's expression, or its return statements outside nested functions). */
 function returnedValues(ts: TS, body: ts.ConciseBody): ts.Expression[] {
@@ -293,4 +409,41 @@ function isStatement(ts: TS, node: ts.Node): boolean {
 export function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
   if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
   return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
+}
+
+/**
+ * The first call after the question that may change state (not a pure call, not logging, not the
+ * next question) and that runs before some read of the local: `attachDisk(vm.id)` before
+ * `vm.attached`. A copy of the state carried across the question would miss what it changes.
+ */
+export function changingCallBefore(input: SharedInput, awaited: ts.Expression, reads: readonly ts.Identifier[], isQuestion: (awaited: ts.Expression) => boolean): ts.CallExpression | undefined {
+  const { ts, checker, fn } = input;
+  const last = Math.max(...reads.filter(r => r.pos >= awaited.end).map(r => r.pos));
+  if (!Number.isFinite(last)) return undefined;
+  let found: ts.CallExpression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found || node.pos >= last) return;
+    if (ts.isCallExpression(node) && node.pos >= awaited.end && !isPureCall(ts, node, checker) && !isLogging(ts, node) &&
+        !(ts.isAwaitExpression(node.parent) && isQuestion(node.parent)) && !isQuestion(node)) {
+      found = node;
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  if (fn.body) visit(fn.body);
+  return found;
+}
+
+function isLogging(ts: TS, call: ts.CallExpression): boolean {
+  let callee = skipOuter(ts, call.expression);
+  while (ts.isPropertyAccessExpression(callee)) callee = skipOuter(ts, callee.expression);
+  return ts.isIdentifier(callee) && OUTCOME_NEUTRAL_NAMESPACES.has(callee.text) && resolveIdentifier(ts, callee) === undefined;
+}
+
+/** `attachDisk(vm.id)`, line 95: the call, for a refusal. */
+export function callUse(ts: TS, call: ts.CallExpression): { code: string; line: number } {
+  const first = call.getText().split('\n')[0]!.trim();
+  const code = first.length > 32 ? `${first.slice(0, 32).trimEnd()}…` : first;
+  const file = call.getSourceFile();
+  return { code, line: file.getLineAndCharacterOfPosition(call.getStart(file)).line + 1 };
 }

@@ -181,4 +181,48 @@ server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({
     expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
     expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`all` holds objects of `carts`, used by identity after the question /);
   });
+
+  describe('read after a call that may change the state it came from', () => {
+    const backend = `interface Vm { id: string; attached: boolean }
+const provisioned: Vm[] = [];
+function createVm(id: string): Vm { const vm = { id, attached: false }; provisioned.push(vm); return vm; }
+function attachDisk(id: string): void { const vm = provisioned.find(v => v.id === id); if (vm) vm.attached = true; }
+const CATALOG: readonly Vm[] = [{ id: 'base', attached: false }];
+function template(id: string): Vm { return CATALOG.find(v => v.id === id) ?? CATALOG[0]!; }
+`;
+    const handler = (body: string) => analyzeSnippet(`${header}${backend}server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {\n${body}\n});\n`, { typed: true }).sites[0]!;
+
+    it('refuses what a function stored in module state and returned, when a later call may change it before it is read', () => {
+      const site = handler(`const vm = createVm(id);
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+if (answer.action === 'accept') attachDisk(vm.id);
+return { content: [{ type: 'text', text: vm.attached ? 'attached' : 'detached' }] };`);
+      expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+      expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`vm` holds objects createVm\(\) returns from `provisioned`, which `attachDisk\(vm\.id\)` \(line 17\) may change; it is read after that call, and a copy in requestState would not see the change: /);
+    });
+
+    it('looks a record of that state up again when a pure lookup gives it', () => {
+      const site = handler(`const vm = provisioned.find(v => v.id === id);
+if (!vm) return { content: [] };
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+if (answer.action === 'accept') attachDisk(vm.id);
+return { content: [{ type: 'text', text: vm.attached ? 'attached' : 'detached' }] };`);
+      expect(site.verdict.kind).toBe('migrate');
+      expect(site.liveLocals.map(l => [l.name, l.how])).toEqual([['vm', 'rebuild']]);
+    });
+
+    it('carries a copy of state nothing changes (a catalogue), and of state no later call may change', () => {
+      const catalogue = handler(`const vm = template(id);
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+attachDisk(id);
+return { content: [{ type: 'text', text: vm.id + answer.action }] };`);
+      expect(catalogue.verdict.kind).toBe('migrate');
+      expect(catalogue.liveLocals.map(l => [l.name, l.how])).toEqual([['vm', 'carry']]);
+      const logged = handler(`const vm = createVm(id);
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+console.log(answer.action);
+return { content: [{ type: 'text', text: String(vm.attached) }] };`);
+      expect(logged.verdict.kind).toBe('migrate');
+    });
+  });
 });
