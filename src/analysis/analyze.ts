@@ -568,12 +568,13 @@ function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} lives in the server, not in requestState: it ${bad.liveObject}; get it again after the question, or read it from where the server keeps it.`);
   }
   if (bad?.sharedState) {
-    const { origin, via, changes, code, line } = bad.sharedState;
+    const { origin, via, changes, code, line, guardLine } = bad.sharedState;
     const of = via ? `objects ${via} returns from \`${origin}\`` : `objects of \`${origin}\``;
+    const lookup = guardLine ? ` Its lookup cannot run again on resume because the check after it (line ${guardLine}) does more than return or throw.` : '';
     if (changes === 'call') {
-      return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, which \`${code}\` (line ${line}) may change; it is read after that call, and a copy in requestState would not see the change: look it up again after the question, by an id the state carries.`);
+      return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, which \`${code}\` (line ${line}) may change; it is read after that call, and a copy in requestState would not see the change: look it up again after the question, by an id the state carries.${lookup}`);
     }
-    return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, ${changes ? 'changed' : 'used by identity'} after the question (\`${code}\`, line ${line}); a copy in requestState would not reach them: look it up again after the question, by an id the state carries.`);
+    return refuse('shared-state-mutated', `\`${bad.name}\` holds ${of}, ${changes ? 'changed' : 'used by identity'} after the question (\`${code}\`, line ${line}); a copy in requestState would not reach them: look it up again after the question, by an id the state carries.${lookup}`);
   }
   if (bad) {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);

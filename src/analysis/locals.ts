@@ -4,7 +4,7 @@ import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, liveObjectOf, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
 import { secretValueOf } from './secrets.js';
-import { callUse, changingCallBefore, identityUse, isChangedState, isKeyedLookup, isPlainRead, sharedOrigin, type SharedOrigin } from './sharedState.js';
+import { callUse, changingCallBefore, guardsAfter, identityUse, isChangedState, isKeyedLookup, isPlainRead, isPureExitGuard, sharedOrigin, type SharedOrigin } from './sharedState.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
 
@@ -132,6 +132,28 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     return shared?.outside && isChangedState(ts, shared) ? { shared, call } : undefined;
   };
 
+  /**
+   * A guard right after a lookup that narrows it (`if (!cart) { audit(id); return ... }`) but cannot
+   * run again on resume with the lookup: it does more than log and leave, or reads other locals.
+   */
+  const unrepeatable = new Map<LocalDecl, ts.IfStatement>();
+  const unrepeatableGuard = (decl: LocalDecl): ts.IfStatement | undefined => {
+    const st = decl.declaration.parent?.parent;
+    if (!st || !ts.isVariableStatement(st)) return undefined;
+    return guardsAfter(ts, st, new Set([decl]), statement).find(guard => {
+      if (!isPureExitGuard(ts, guard, input.checker)) return true;
+      let other = false;
+      forEachValueIdentifier(ts, guard, id => {
+        const d = resolveIdentifier(ts, id);
+        if (!d || d === decl || isWithinNode(d.nameNode, guard) || !isWithinNode(d.scope, fn)) return;
+        if (d.kind === 'parameter' && input.paramsResupplied && !(references.get(d)?.writes ?? 0)) return;
+        if (isKeyedLookup(ts, d, references.get(d)?.writes ?? 0, input.checker)) return;
+        other = true;
+      });
+      return other;
+    });
+  };
+
   // A rebuilt declaration needs what it refers to; carry or rebuild those too.
   const how = new Map<LocalDecl, 'carry' | 'rebuild' | 'declare'>();
   const secrets = new Map<LocalDecl, string>();
@@ -144,7 +166,9 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     // `const item = CATALOG[sku]` used by identity after the question: look it up again by its key
     // on resume (what a hand-written MRTR handler does) rather than carry a copy.
     if (mode === 'carry' && isKeyedLookup(ts, decl, references.get(decl)?.writes ?? 0, input.checker) && needsOriginal(decl, d => live.has(d))) {
-      mode = 'rebuild';
+      const guard = unrepeatableGuard(decl);
+      if (guard) unrepeatable.set(decl, guard);
+      else mode = 'rebuild';
     }
     // `const store = app` / `const self = this`: another name for an object the server keeps, which
     // is the same object on resume. It is read again, not copied.
@@ -179,7 +203,8 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     if (needed?.shared.outside) {
       const { shared, identity, call } = needed;
       const use = identity ? identityUse(ts, identity) : { ...callUse(ts, call!), changes: 'call' as const };
-      sharedState = { origin: shared.name, via: shared.via, ...use };
+      const guard = unrepeatable.get(decl);
+      sharedState = { origin: shared.name, via: shared.via, ...use, guardLine: guard && lineOf(guard) };
       jsonness = { json: 'no', why: `it holds objects of \`${shared.name}\`${shared.via ? ` (returned by ${shared.via})` : ''}, and a JSON copy would not reach them` };
     } else if (needed) {
       jsonness = { json: 'no', why: `it holds objects of \`${needed.shared.name}\`, and a JSON copy would lose their identity and any change made through it` };
@@ -202,6 +227,11 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     decls.set(local, decl);
   }
   return { locals, decls };
+}
+
+function lineOf(node: ts.Node): number {
+  const file = node.getSourceFile();
+  return file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
 }
 
 function liveObjectOfDecl(input: LiveLocalsInput, decl: LocalDecl): string | undefined {

@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
-import { isPureCall, isPureCallback, isPureExpression, OUTCOME_NEUTRAL_NAMESPACES } from './purity.js';
-import { isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
+import { isPureCall, isPureCallback, isPureExpression, OUTCOME_NEUTRAL_NAMESPACES, PURE_CONSTRUCTORS } from './purity.js';
+import { forEachValueIdentifier, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
@@ -446,4 +446,50 @@ export function callUse(ts: TS, call: ts.CallExpression): { code: string; line: 
   const code = first.length > 32 ? `${first.slice(0, 32).trimEnd()}…` : first;
   const file = call.getSourceFile();
   return { code, line: file.getLineAndCharacterOfPosition(call.getStart(file)).line + 1 };
+}
+
+/** The SDK's error classes: building one does nothing else. */
+const SDK_ERRORS = new Set(['McpError', 'ProtocolError']);
+
+/**
+ * `if (!cart) return { isError: true, ... };` (or `throw new Error(...)`, after logging lines): a
+ * guard that only computes, maybe logs, and leaves. Run again on resume, it narrows a record looked
+ * up again as the first round narrowed it, and answers a record gone in between as it would have then.
+ */
+export function isPureExitGuard(ts: TS, st: ts.Statement, checker: ts.TypeChecker | undefined): st is ts.IfStatement {
+  if (!ts.isIfStatement(st) || st.elseStatement || !isPureExpression(ts, st.expression, checker)) return false;
+  const then = st.thenStatement;
+  const body = ts.isBlock(then) ? then.statements : [then];
+  const exit = body[body.length - 1];
+  if (!exit || !(ts.isReturnStatement(exit) || ts.isThrowStatement(exit))) return false;
+  if (exit.expression && !isPureExitValue(ts, exit.expression, checker)) return false;
+  return body.slice(0, -1).every(line => ts.isExpressionStatement(line) && ts.isCallExpression(line.expression) && isLogging(ts, line.expression) &&
+    line.expression.arguments.every(a => isPureExpression(ts, a, checker)));
+}
+
+/** A result or error built from pure parts: `{ isError: true, ... }`, `new Error(...)`. */
+function isPureExitValue(ts: TS, e: ts.Expression, checker: ts.TypeChecker | undefined): boolean {
+  const value = skipOuter(ts, e);
+  if (ts.isNewExpression(value) && ts.isIdentifier(value.expression) && (PURE_CONSTRUCTORS.has(value.expression.text) || SDK_ERRORS.has(value.expression.text))) {
+    return (value.arguments ?? []).every(a => isPureExpression(ts, a, checker));
+  }
+  return isPureExpression(ts, value, checker);
+}
+
+/**
+ * The guards right after a declaration, before `until` (the question's statement): the `if`s that
+ * follow it in its list and read one of `decls` (the declaration's locals).
+ */
+export function guardsAfter(ts: TS, st: ts.Statement, decls: ReadonlySet<LocalDecl>, until: ts.Node): ts.IfStatement[] {
+  const list = st.parent && (ts.isBlock(st.parent) || ts.isSourceFile(st.parent) || ts.isCaseClause(st.parent) || ts.isDefaultClause(st.parent)) ? st.parent.statements : undefined;
+  if (!list) return [];
+  const guards: ts.IfStatement[] = [];
+  for (const next of list.slice(list.indexOf(st) + 1)) {
+    if (next.end > until.pos || !ts.isIfStatement(next)) break;
+    let reads = false;
+    forEachValueIdentifier(ts, next.expression, id => { const d = resolveIdentifier(ts, id); if (d && decls.has(d)) reads = true; });
+    if (!reads) break;
+    guards.push(next);
+  }
+  return guards;
 }

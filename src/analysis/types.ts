@@ -143,9 +143,10 @@ export interface LiveLocal {
    * When it holds objects of module or class state (`carts`, `this.carts`, or what a project function
    * returns of them) and the code after the question changes them or relies on their identity, or
    * (`changes: 'call'`) calls something that may change that state before reading them: a copy would
-   * not reach, or not see, the originals. `code` and `line`: that use, or that call.
+   * not reach, or not see, the originals. `code` and `line`: that use, or that call. `guardLine`: the
+   * guard that kept a lookup by key from being run again on resume (it does more than return).
    */
-  sharedState?: { origin: string; via: string | undefined; changes: boolean | 'call'; code: string; line: number };
+  sharedState?: { origin: string; via: string | undefined; changes: boolean | 'call'; code: string; line: number; guardLine?: number | undefined };
   declaration: ts.Node;
   /** Why its type cannot be written at module scope (declared inside a function), if so. */
   typeProblem: string | undefined;

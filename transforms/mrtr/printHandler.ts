@@ -5,7 +5,7 @@ import { statementList } from '../../src/analysis/continuation.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
 import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
-import { PURE_CONSTRUCTORS } from '../../src/analysis/purity.js';
+import { guardsAfter, isPureExitGuard } from '../../src/analysis/sharedState.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator, type Renamed } from './generate.js';
@@ -65,9 +65,6 @@ const VIEW_KIND = { elicitation: 'elicit', sampling: 'sampling', roots: 'roots' 
 
 /** The keys every state keeps for itself (see stateType); a carried local never travels under one. */
 const STATE_KEYS: ReadonlySet<string> = new Set(['step', 'call', 'request', 'requests']);
-
-/** The SDK's error classes: building one does nothing else. */
-const SDK_ERRORS = new Set(['McpError', 'ProtocolError']);
 
 /** Generated statements longer than this (without their indentation) are written one property a line. */
 const LINE_WIDTH = 130;
@@ -489,9 +486,16 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       statements.push(gen.declare('let', l.name, undefined, l.type ? gen.type(l.type) : undefined));
     }
     if (statements.length > 0) out.push({ kind: 'chunk', chunk: gen.print(statements) });
-    // Rebuilt declarations, in their original order, as written.
+    // Rebuilt declarations, in their original order, as written; each with the guards that narrowed it.
     const rebuilt = [...new Set(needed.filter(l => l.how === 'rebuild').map(l => l.declaration))].sort((a, b) => a.pos - b.pos);
-    for (const declaration of rebuilt) out.push(rebuiltDeclaration(declaration, cx));
+    const rebuiltDecls = new Set(needed.filter(l => l.how === 'rebuild').map(l => declOf(s, l)));
+    for (const declaration of rebuilt) {
+      out.push(rebuiltDeclaration(declaration, cx));
+      const st = declarationStatement(ts, declaration);
+      for (const guard of st ? guardsAfter(ts, st, rebuiltDecls, s.statement) : []) {
+        if (isRepeatableGuard(guard, rebuiltDecls)) out.push(emitNormal(guard, cx));
+      }
+    }
     return out;
   };
 
@@ -602,11 +606,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
    * narrowed there as in the first round, and a record gone in between is answered as it would have been.
    */
   const isRepeatableGuard = (st: ts.Statement, leadDecls: ReadonlySet<LocalDecl>): boolean => {
-    if (!ts.isIfStatement(st) || st.elseStatement || within(st, suspensions).length > 0) return false;
-    const then = st.thenStatement;
-    const exit = ts.isBlock(then) && then.statements.length === 1 ? then.statements[0]! : then;
-    if (!(ts.isReturnStatement(exit) || ts.isThrowStatement(exit))) return false;
-    if (!isPureExpression(ts, st.expression, env.checker) || (exit.expression && !isPureExitValue(exit.expression))) return false;
+    if (!isPureExitGuard(ts, st, env.checker) || within(st, suspensions).length > 0) return false;
     let readsLead = false;
     let readsOther = false;
     forEachValueIdentifier(ts, st, id => {
@@ -616,15 +616,6 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       else if (isWithinNode(d.scope, fn) && !(d.kind === 'parameter' && d.scope === fn && !isAssignedIn(ts, fn, d))) readsOther = true;
     });
     return readsLead && !readsOther;
-  };
-
-  /** A result or error built from pure parts: `{ isError: true, ... }`, `new Error(...)`. */
-  const isPureExitValue = (e: ts.Expression): boolean => {
-    const value = skipOuter(ts, e);
-    if (ts.isNewExpression(value) && ts.isIdentifier(value.expression) && (PURE_CONSTRUCTORS.has(value.expression.text) || SDK_ERRORS.has(value.expression.text))) {
-      return (value.arguments ?? []).every(a => isPureExpression(ts, a, env.checker));
-    }
-    return isPureExpression(ts, value, env.checker);
   };
 
   /** Statements in their first-round form; after one that asks on every path, the rest cannot run. */
