@@ -6,6 +6,7 @@ import { linkedPackages, sharedCopiesResolution, type LinkedPackage } from '../l
 import { createProject, readSource, syntaxError, withTextReplacements, type ReadFile } from '../load.js';
 import { ownerManifest } from '../packageJson.js';
 import { importsAnyOf, mentionsV1Sdk } from '../prefilter.js';
+import { projectTestFiles } from '../testFiles.js';
 import { errorText, newEntry, type RunState } from '../runState.js';
 import { sdkTypeFallback, zodTypePaths } from '../sdkTypes.js';
 import { importsZod, outdatedZod, type ZodStatus } from '../zodUpgrade.js';
@@ -52,9 +53,11 @@ export function read(run: RunState): void {
   if (run.unreadable.length === run.files.length) {
     throw new MigrateError(`none of the ${run.files.length} source file(s) could be read (${run.unreadable[0]!.file}: ${run.unreadable[0]!.error}).`);
   }
-  // A module that imports the others without naming the SDK may be where a server is handed to them.
+  // A module that imports the others without naming the SDK may be where a server is handed to them
+  // (tests are not: their servers are never wired).
   const parsed = new Set([...run.entries.map(e => path.resolve(e.read.path)), ...run.contextFiles.map(r => path.resolve(r.path))]);
-  run.contextFiles.push(...skipped.filter(read => importsAnyOf(path.resolve(read.path), read.text, parsed)));
+  const isTest = (run.isTestFile ??= projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd));
+  run.contextFiles.push(...skipped.filter(read => !isTest(path.resolve(read.path)) && importsAnyOf(path.resolve(read.path), read.text, parsed)));
   if (run.sdkUpgrade) run.zodPackages = outdatedZodPackages(run);
   // A file that only uses zod is parsed too where the zod upgrade may change it.
   const context = new Set(run.contextFiles);

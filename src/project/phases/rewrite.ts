@@ -57,7 +57,7 @@ export function plan(run: RunState): void {
     }
   });
 
-  run.isTestFile = projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
+  run.isTestFile ??= projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
   run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile);
   run.analysis = { program, index };
   run.baselineFiles.push(...joinLinkedFiles(run));
