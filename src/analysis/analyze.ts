@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
-import { resolveName } from './scope.js';
+import { bindingIdentifiers, resolveIdentifier, resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, type FlowInfo } from './flow.js';
@@ -541,7 +541,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
   const callProblem = questionCallProblem(ts, f, checker);
   if (callProblem) return callProblem;
-  const wiring = wiringProblem(ts, handler, resolver);
+  const wiring = wiringProblem(ts, handler, resolver) ?? nameClash(ts, handler);
   if (wiring) return wiring;
   const locals = f.live?.locals ?? [];
   const unnameable = locals.find(l => l.typeProblem);
@@ -650,7 +650,7 @@ function urlThrowVerdict(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver):
   if (all.some(o => o.raw.kind === 'capability-guard' && o.context.type === 'handler' && o.context.handler === handler)) {
     return refuse('unsupported-construct', 'the handler also guards on getClientCapabilities(); a handler that both guards and throws UrlElicitationRequiredError is not rewritten yet.');
   }
-  const wiring = wiringProblem(ts, handler, resolver);
+  const wiring = wiringProblem(ts, handler, resolver) ?? nameClash(ts, handler);
   if (wiring) return wiring;
   return {
     kind: 'migrate',
@@ -701,6 +701,44 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
     }
   }
   return undefined;
+}
+
+/** Names the rewrite imports from the SDK under their own names (see transforms/mrtr). */
+const SDK_NAMES_IMPORTED = new Set([
+  'inputRequired', 'inputResponse', 'ProtocolError', 'ProtocolErrorCode', 'fromJsonSchema', 'createRequestStateCodec', 'InputRequest',
+  'InputResponseView', 'InputRequiredResult', 'ServerContext', 'ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult',
+]);
+
+/**
+ * A name the rewrite imports from the SDK that the file declares itself (at module scope, or as a
+ * value inside the handler, where it would hide the import): the rewritten file would not build.
+ */
+function nameClash(ts: TS, handler: Handler): Verdict | undefined {
+  const file = handler.fn.getSourceFile();
+  const clash = (name: ts.Identifier): Verdict => refuse('unsupported-construct',
+    `the file declares \`${name.text}\` (line ${file.getLineAndCharacterOfPosition(name.getStart(file)).line + 1}), a name the rewrite imports from the SDK; rename it, then run again.`);
+  for (const st of file.statements) {
+    if (ts.isImportDeclaration(st)) {
+      if (ts.isStringLiteral(st.moduleSpecifier) && st.moduleSpecifier.text.startsWith('@modelcontextprotocol/')) continue;
+      const bindings = st.importClause?.namedBindings;
+      const names = [st.importClause?.name, ...(bindings && ts.isNamedImports(bindings) ? bindings.elements.map(e => e.name) : bindings ? [bindings.name] : [])];
+      const found = names.find((n): n is ts.Identifier => !!n && SDK_NAMES_IMPORTED.has(n.text));
+      if (found) return clash(found);
+      continue;
+    }
+    const declared = ts.isVariableStatement(st) ? st.declarationList.declarations.flatMap(d => bindingIdentifiers(ts, d.name))
+      : (ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) && st.name && ts.isIdentifier(st.name) ? [st.name]
+        : [];
+    const found = declared.find(n => SDK_NAMES_IMPORTED.has(n.text));
+    if (found) return clash(found);
+  }
+  let inHandler: ts.Identifier | undefined;
+  const visit = (node: ts.Node): void => {
+    if (!inHandler && ts.isIdentifier(node) && (node.text === 'inputRequired' || node.text === 'inputResponse') && resolveIdentifier(ts, node)?.nameNode === node) inHandler = node;
+    node.forEachChild(visit);
+  };
+  visit(handler.fn);
+  return inHandler && clash(inHandler);
 }
 
 /** SDK server members a subclass may not override for its handlers to be rewritten. */

@@ -655,3 +655,33 @@ describe('an asking helper whose parameters are not plain names', () => {
     expect(result.sites[0]!.hint).toMatch(/^helper stamp\(\)'s parameter `at` defaults to `Date\.now\(\)`, which would be evaluated again when the answer comes back; pass it from the callers/);
   });
 });
+
+describe('a file that declares a name the rewrite imports from the SDK', () => {
+  const tool = (extra: string[], local = '') => runPipeline(file, [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    ...extra,
+    "export const server = new McpServer({ name: 'n', version: '1' });",
+    "server.registerTool('go', {}, async (ctx) => {",
+    local,
+    `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+    "  return { content: [{ type: 'text', text: answer.action }] };",
+    '});',
+  ].join('\n'));
+
+  it('is refused with the name and its line, where the rewritten file would not build', () => {
+    for (const [extra, local, name, line] of [
+      [['interface ElicitResult { ok: boolean }'], '', 'ElicitResult', 2],
+      [["import { inputRequired } from './schemas.js';"], '', 'inputRequired', 2],
+      [[], '  const inputRequired = [\'name\'];', 'inputRequired', 4],
+    ] as const) {
+      const result = tool([...extra], local);
+      expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+      expect(result.sites[0]!.hint).toBe(`the file declares \`${name}\` (line ${line}), a name the rewrite imports from the SDK; rename it, then run again.`);
+    }
+  });
+
+  it('is migrated when it imports that name from the SDK itself', () => {
+    const result = tool(["import type { ElicitResult } from '@modelcontextprotocol/server';", 'export type Answer = ElicitResult;']);
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+  });
+});
