@@ -498,7 +498,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
   // A dynamic number of parallel questions (`Promise.all(items.map(ask))`) asks inside a callback.
   if (flow?.tags.includes('parallel') && flow.tags.includes('nested-callback')) {
-    return refuse('parallel', 'a question per item is asked in parallel from a callback (Promise.all over .map()); the number of questions of a round must be fixed. Ask for all items in one question, or await them one by one in a loop.');
+    return refuse('parallel', 'a question per item is asked in parallel from a callback (Promise.all over .map()); one round could carry one inputRequests key per item, but the rewrite does not build such rounds yet. Ask for all items in one question, or await them one by one in a loop.');
   }
   if (!isError && flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
