@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import { isPureCall, isPureCallback, isPureExpression, OUTCOME_NEUTRAL_NAMESPACES, PURE_CONSTRUCTORS } from './purity.js';
-import { forEachValueIdentifier, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
+import { bindingIdentifiers, forEachValueIdentifier, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
@@ -386,10 +386,18 @@ function isWrite(ts: TS, node: ts.Node): boolean {
  * compares it, walks it). `code`: the statement's first line, cut short.
  */
 export function identityUse(ts: TS, id: ts.Identifier): { changes: boolean; code: string; line: number } {
-  const { node, accessed } = accessChain(ts, id);
+  const { node } = accessChain(ts, id);
   const parent = node.parent;
-  const changes = (accessed && isWrite(ts, node)) ||
-    (ts.isCallExpression(parent) && parent.expression === node && ts.isPropertyAccessExpression(node) && !READING_METHODS.has(node.name.text));
+  // `for (const job of small) job.done = true`: the change is made through the loop's element.
+  if (ts.isForOfStatement(parent) && parent.expression === node && ts.isVariableDeclarationList(parent.initializer)) {
+    const elements = new Set(parent.initializer.declarations.flatMap(d => bindingIdentifiers(ts, d.name)).map(n => resolveIdentifier(ts, n)));
+    let through: ts.Identifier | undefined;
+    forEachValueIdentifier(ts, parent.statement, ref => {
+      if (!through && elements.has(resolveIdentifier(ts, ref)) && changesThrough(ts, ref)) through = ref;
+    });
+    if (through) return { ...identityUse(ts, through), changes: true };
+  }
+  const changes = changesThrough(ts, id);
   let statement: ts.Node = node;
   while (statement.parent && !isStatement(ts, statement) && !isFunctionLike(ts, statement.parent)) statement = statement.parent;
   // Cut short, and before any `: ` or `; ` (a marker ends its first clause there).
@@ -398,6 +406,14 @@ export function identityUse(ts: TS, id: ts.Identifier): { changes: boolean; code
   const code = stop < first.length ? `${first.slice(0, stop).trimEnd()}…` : first;
   const sourceFile = id.getSourceFile();
   return { changes, code, line: sourceFile.getLineAndCharacterOfPosition(id.getStart(sourceFile)).line + 1 };
+}
+
+/** `x.a = 1`, `x.items.push(y)`: a write through the reference (or a call of a method that is not a plain read). */
+function changesThrough(ts: TS, id: ts.Identifier): boolean {
+  const { node, accessed } = accessChain(ts, id);
+  const parent = node.parent;
+  return (accessed && isWrite(ts, node)) ||
+    (ts.isCallExpression(parent) && parent.expression === node && ts.isPropertyAccessExpression(node) && !READING_METHODS.has(node.name.text));
 }
 
 function isStatement(ts: TS, node: ts.Node): boolean {

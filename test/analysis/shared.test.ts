@@ -179,7 +179,7 @@ server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({
     });
     const site = analyzeFile({ ts, sourceFile: sourceFiles[1]!, program }).sites[0]!;
     expect(site.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
-    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`all` holds objects of `carts`, used by identity after the question /);
+    expect(site.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^`all` holds objects of `carts`, changed after the question \(`cart\.paid = answer\.action === 'a…`, line 9\); /);
   });
 
   describe('read after a call that may change the state it came from', () => {
