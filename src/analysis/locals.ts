@@ -129,7 +129,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     const call = changingCallBefore(input, awaited, reads, e => input.questionOf(e) !== undefined);
     if (!call) return undefined;
     const shared = sharedOrigin(input, decl, isLive);
-    return shared?.outside && isChangedState(ts, shared) ? { shared, call } : undefined;
+    return shared?.outside && isChangedState(ts, shared, input.checker, fn.getSourceFile()) ? { shared, call } : undefined;
   };
 
   /**

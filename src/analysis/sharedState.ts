@@ -211,20 +211,28 @@ function declarationOf(input: SharedInput, root: LocalDecl, id: ts.Identifier): 
 }
 
 /**
- * Whether the code around the state (its module, or its class) ever changes it or the objects in it:
- * a mutating method on it (`provisioned.push(vm)`), a write through it (`byId[k] = x`), or a write
- * through a local read from it (`const vm = provisioned.find(...); vm.attached = true`). State that
- * nothing changes (a catalogue) reads the same from a copy.
+ * Whether the code around the state ever changes it or the objects in it: its class, or its module
+ * and `alsoIn` (the handler's module, which may import it). A mutating method on it
+ * (`provisioned.push(vm)`), a write through it (`byId[k] = x`), or a write through a local read from
+ * it (`const vm = provisioned.find(...); vm.attached = true`). State that nothing changes (a
+ * catalogue) reads the same from a copy.
  */
-export function isChangedState(ts: TS, origin: SharedOrigin): boolean {
+export function isChangedState(ts: TS, origin: SharedOrigin, checker: ts.TypeChecker | undefined, alsoIn: ts.SourceFile): boolean {
   const holder = origin.holder;
   if (!holder) return true;
-  const scope: ts.Node = 'cls' in holder ? holder.cls : holder.declaration.getSourceFile();
+  const scopes: ts.Node[] = 'cls' in holder ? [holder.cls] : [...new Set([holder.declaration.getSourceFile(), alsoIn])];
   const isRoot = (e: ts.Expression): boolean => {
     if ('cls' in holder) return ts.isPropertyAccessExpression(e) && e.expression.kind === ts.SyntaxKind.ThisKeyword && e.name.text === holder.member;
-    if (!ts.isIdentifier(e) || e.text !== (holder.declaration as ts.Identifier).text) return false;
+    if (!ts.isIdentifier(e)) return false;
     const decl = resolveIdentifier(ts, e);
-    return decl === undefined || decl.nameNode === holder.declaration;
+    if (decl?.nameNode === holder.declaration) return true;
+    if (decl && decl.kind !== 'import') return false;
+    // Through an import (`import { carts as all } from './store.js'`): the variable it names.
+    const symbol = checker?.getSymbolAtLocation(e);
+    if (!checker || !symbol) return decl === undefined && e.text === (holder.declaration as ts.Identifier).text;
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    const declaration = target.valueDeclaration;
+    return !!declaration && ts.isVariableDeclaration(declaration) && declaration.name === holder.declaration;
   };
   /** The expression a chain of reads starts from: `this.vms` for `this.vms[0].x`, `vm` for `vm.x`. */
   const base = (e: ts.Expression): ts.Expression => {
@@ -266,7 +274,7 @@ export function isChangedState(ts: TS, origin: SharedOrigin): boolean {
     else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text) && reaches(node.expression.expression)) changed = true;
     node.forEachChild(visit);
   };
-  visit(scope);
+  for (const scope of scopes) visit(scope);
   return changed;
 }
 

@@ -225,4 +225,28 @@ return { content: [{ type: 'text', text: String(vm.attached) }] };`);
       expect(logged.verdict.kind).toBe('migrate');
     });
   });
+
+  it('sees state changed in the handler\'s module through an import, not only in the module that declares it', () => {
+    const store = "export interface Cart { id: string; paid: boolean }\nexport const carts: Cart[] = [];\nexport function cartOf(id: string): Cart { return carts.find(c => c.id === id) ?? carts[0]!; }\n";
+    const tools = (pay: string) => `import { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import { cartOf, carts as all, type Cart } from './store.js';
+export type Paid = Cart['paid'];
+const server = new McpServer({ name: 'n', version: '1' });
+const ask = { message: 'ok?', requestedSchema: { type: 'object' as const, properties: {} } };
+function pay(id: string): void { ${pay} }
+server.registerTool('t', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {
+  const cart = cartOf(id);
+  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+  if (answer.action === 'accept') pay(id);
+  return { content: [{ type: 'text', text: String(cart.paid) }] };
+});
+`;
+    const verdictWith = (pay: string) => {
+      const { program, sourceFiles } = snippetsProgram({ 'shared-import-change/store.ts': store, 'shared-import-change/tools.ts': tools(pay) });
+      return analyzeFile({ ts, sourceFile: sourceFiles[1]!, program }).sites[0]!.verdict;
+    };
+    expect(verdictWith('const cart = all.find(c => c.id === id); if (cart) cart.paid = true;')).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    expect(verdictWith('console.log(all.length, id);')).toMatchObject({ kind: 'migrate' });
+  });
 });
