@@ -15,7 +15,7 @@ import { indirectCallsInFile, indirectCallVia } from './projectIndex.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
-import { fileLine, listed } from './places.js';
+import { fileLine, lineOf, listed } from './places.js';
 import { decisive, reasonOfNoRequest } from './reasons.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
@@ -411,10 +411,6 @@ interface HelperChain {
   handlerQuestions: Array<{ call: ts.CallExpression; split: HelperSplit; facts: Facts }>;
 }
 
-function lineOf(node: ts.Node): number {
-  return node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
-}
-
 function toSite(ts: TS, sourceFile: ts.SourceFile, f: Facts, verdict: Verdict): Site {
   const node = f.raw.node;
   const start = node.getStart(sourceFile);
@@ -671,17 +667,13 @@ function isConstantText(ts: TS, expr: ts.Expression): boolean {
  */
 function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict | undefined {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
-  const where = (c: ts.Node): string => {
-    const file = c.getSourceFile();
-    return `${file.fileName.split('/').pop()}:${file.getLineAndCharacterOfPosition(c.getStart()).line + 1}`;
-  };
   const elsewhere = constructions.filter(c => c.getSourceFile() !== handler.fn.getSourceFile());
   const unwritable = elsewhere.find(c => !isProjectSource(c.getSourceFile()));
   if (unwritable) {
-    return refuse('server-not-found', `the handler's server is constructed in ${where(unwritable)}, a declaration file or package, where its requestState codec cannot be wired; migrate by hand.`);
+    return refuse('server-not-found', `the handler's server is constructed in ${fileLine(unwritable)}, a declaration file or package, where its requestState codec cannot be wired; migrate by hand.`);
   }
   if (elsewhere.length > 0 && !resolver.crossFileServers) {
-    return refuse('server-not-found', `the handler's server is constructed in another file (${where(elsewhere[0]!)}), where its requestState codec would have to be wired; run mrtr-migrate on the project (it plans both files together) or migrate by hand.`);
+    return refuse('server-not-found', `the handler's server is constructed in another file (${fileLine(elsewhere[0]!)}), where its requestState codec would have to be wired; run mrtr-migrate on the project (it plans both files together) or migrate by hand.`);
   }
   if (constructions.length === 0) {
     return refuse('server-not-found', 'the handler\'s server is not constructed in this file or in a file that calls it, so its requestState codec cannot be wired; construct it where the handler can be traced to it or migrate by hand.');
@@ -692,21 +684,26 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
     const name = (cls: ts.ClassLikeDeclaration): string => cls.name?.text ?? (ts.isVariableDeclaration(cls.parent) ? cls.parent.name.getText() : 'its class');
     const own = subclasses.find(cls => cls.members.some(m => ts.isConstructorDeclaration(m)));
     if (own) {
-      return refuse('unsupported-construct', `the server is built by ${name(own)} (${where(own)}), which has a constructor of its own, so options given to new ${c.expression.getText()}(...) may not reach the SDK; wire the requestState codec into its super(...) call by hand.`);
+      return refuse('unsupported-construct', `the server is built by ${name(own)} (${fileLine(own)}), which has a constructor of its own, so options given to new ${c.expression.getText()}(...) may not reach the SDK; wire the requestState codec into its super(...) call by hand.`);
     }
     // A subclass that overrides how handlers are registered or answered sits between the SDK and the rewritten handler.
     for (const cls of subclasses) {
       const member = cls.members.find(m => m.name && OVERRIDE_SENSITIVE.has(m.name.getText()));
-      if (member) return refuse('unsupported-construct', `the server is built by ${name(cls)} (${where(cls)}), which overrides ${member.name!.getText()}(), so the SDK may not see the rewritten handler's input-required results as written; migrate by hand.`);
+      if (member) return refuse('unsupported-construct', `the server is built by ${name(cls)} (${fileLine(cls)}), which overrides ${member.name!.getText()}(), so the SDK may not see the rewritten handler's input-required results as written; migrate by hand.`);
     }
   }
   return undefined;
 }
 
-/** Names the rewrite imports from the SDK under their own names (see transforms/mrtr). */
+/**
+ * Names the rewrite imports from the SDK under their own names: the `sdkValues` / `sdkTypes` of
+ * transforms/mrtr (printHandler, splitHelper, rewriteUrlHandler, rewriteWrapper) and what
+ * moduleSupport.ts adds for the support code. Keep the two in step.
+ */
 const SDK_NAMES_IMPORTED = new Set([
-  'inputRequired', 'inputResponse', 'ProtocolError', 'ProtocolErrorCode', 'fromJsonSchema', 'createRequestStateCodec', 'InputRequest',
-  'InputResponseView', 'InputRequiredResult', 'ServerContext', 'ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult',
+  'inputRequired', 'inputResponse', 'isInputRequiredResult', 'ProtocolError', 'ProtocolErrorCode', 'fromJsonSchema', 'createRequestStateCodec',
+  'CLIENT_CAPABILITIES_META_KEY', 'InputRequest', 'InputResponseView', 'InputRequiredResult', 'ServerContext', 'ClientCapabilities',
+  'ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult',
 ]);
 
 /**
@@ -716,7 +713,7 @@ const SDK_NAMES_IMPORTED = new Set([
 function nameClash(ts: TS, handler: Handler): Verdict | undefined {
   const file = handler.fn.getSourceFile();
   const clash = (name: ts.Identifier): Verdict => refuse('unsupported-construct',
-    `the file declares \`${name.text}\` (line ${file.getLineAndCharacterOfPosition(name.getStart(file)).line + 1}), a name the rewrite imports from the SDK; rename it, then run again.`);
+    `the file declares \`${name.text}\` (line ${lineOf(name)}), a name the rewrite imports from the SDK; rename it, then run again.`);
   for (const st of file.statements) {
     if (ts.isImportDeclaration(st)) {
       if (ts.isStringLiteral(st.moduleSpecifier) && st.moduleSpecifier.text.startsWith('@modelcontextprotocol/')) continue;

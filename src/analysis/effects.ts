@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import { buildFlow, type FlowNode } from './cfg.js';
 import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { skipOuter } from './sdk.js';
-import { isPureCallee, OUTCOME_NEUTRAL_NAMESPACES, PURE_CONSTRUCTORS } from './purity.js';
+import { isOutcomeNeutralCall, isPureCallee, PURE_CONSTRUCTORS } from './purity.js';
 import type { TS } from './types.js';
 
 /**
@@ -113,8 +113,5 @@ function isEffectFreeCall(ts: TS, call: ts.CallExpression, checker: ts.TypeCheck
   if (isPureCallee(ts, call, checker)) return true;
   const callee = skipOuter(ts, call.expression);
   if (ts.isIdentifier(callee)) return callee.text === 'Symbol' && resolveIdentifier(ts, callee) === undefined;
-  if (!ts.isPropertyAccessExpression(callee)) return false;
-  let root = skipOuter(ts, callee.expression);
-  while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = skipOuter(ts, root.expression);
-  return ts.isIdentifier(root) && OUTCOME_NEUTRAL_NAMESPACES.has(root.text);
+  return isOutcomeNeutralCall(ts, call);
 }

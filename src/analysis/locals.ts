@@ -3,8 +3,9 @@ import { afterQuestion, buildFlow, liveness, reaches, scopeLiveness, type FlowNo
 import { isPureExpression } from './flow.js';
 import { jsonnessOfInitializer, jsonnessOfType, liveObjectOf, type Jsonness } from './jsonType.js';
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
+import { lineOf } from './places.js';
 import { secretValueOf } from './secrets.js';
-import { callUse, changingCallBefore, guardsAfter, identityUse, isChangedState, isKeyedLookup, isPlainRead, isPureExitGuard, sharedOrigin, type SharedOrigin } from './sharedState.js';
+import { callUse, changingCallsAfter, guardsAfter, identityUse, isChangedState, isKeyedLookup, isPlainRead, isPureExitGuard, localsReadBy, sharedOrigin, type SharedOrigin } from './sharedState.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
 
@@ -119,6 +120,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
    * its identity (changes it, passes it on), or calls something that may change the shared state it
    * was read from before reading it (`attachDisk(vm.id)` before `vm.attached`).
    */
+  let changingCalls: ts.CallExpression[] | undefined;
   const needsOriginal = (decl: LocalDecl, isLive: (d: LocalDecl) => boolean): { shared: SharedOrigin; identity?: ts.Identifier; call?: ts.CallExpression } | undefined => {
     const reads = refsAfter.get(decl) ?? [];
     const identity = reads.find(id => !isPlainRead(ts, id, input.checker));
@@ -126,7 +128,9 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
       const shared = sharedOrigin(input, decl, isLive);
       return shared && { shared, identity };
     }
-    const call = changingCallBefore(input, awaited, reads, e => input.questionOf(e) !== undefined);
+    const lastRead = Math.max(...reads.filter(r => r.pos >= awaited.end).map(r => r.pos));
+    changingCalls ??= changingCallsAfter(input, awaited, e => input.questionOf(e) !== undefined);
+    const call = changingCalls.find(c => c.pos < lastRead);
     if (!call) return undefined;
     const shared = sharedOrigin(input, decl, isLive);
     return shared?.outside && isChangedState(ts, shared, input.checker, fn.getSourceFile()) ? { shared, call } : undefined;
@@ -142,15 +146,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     if (!st || !ts.isVariableStatement(st)) return undefined;
     return guardsAfter(ts, st, new Set([decl]), statement).find(guard => {
       if (!isPureExitGuard(ts, guard, input.checker)) return true;
-      let other = false;
-      forEachValueIdentifier(ts, guard, id => {
-        const d = resolveIdentifier(ts, id);
-        if (!d || d === decl || isWithinNode(d.nameNode, guard) || !isWithinNode(d.scope, fn)) return;
-        if (d.kind === 'parameter' && input.paramsResupplied && !(references.get(d)?.writes ?? 0)) return;
-        if (isKeyedLookup(ts, d, references.get(d)?.writes ?? 0, input.checker)) return;
-        other = true;
-      });
-      return other;
+      return localsReadBy(ts, guard, fn).some(d => d !== decl && !resupplied(d) && !isKeyedLookup(ts, d, references.get(d)?.writes ?? 0, input.checker));
     });
   };
 
@@ -202,7 +198,7 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     let sharedState: LiveLocal['sharedState'];
     if (needed?.shared.outside) {
       const { shared, identity, call } = needed;
-      const use = identity ? identityUse(ts, identity) : { ...callUse(ts, call!), changes: 'call' as const };
+      const use = identity ? identityUse(ts, identity) : { ...callUse(call!), changes: 'call' as const };
       const guard = unrepeatable.get(decl);
       sharedState = { origin: shared.name, via: shared.via, ...use, guardLine: guard && lineOf(guard) };
       jsonness = { json: 'no', why: `it holds objects of \`${shared.name}\`${shared.via ? ` (returned by ${shared.via})` : ''}, and a JSON copy would not reach them` };
@@ -227,11 +223,6 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     decls.set(local, decl);
   }
   return { locals, decls };
-}
-
-function lineOf(node: ts.Node): number {
-  const file = node.getSourceFile();
-  return file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
 }
 
 function liveObjectOfDecl(input: LiveLocalsInput, decl: LocalDecl): string | undefined {

@@ -145,6 +145,21 @@ export function isPureCallee(ts: TS, call: ts.CallExpression, checker?: ts.TypeC
  */
 export const OUTCOME_NEUTRAL_NAMESPACES = new Set(['console', 'z', 'path', 'Date', 'Promise', 'Math']);
 
+/** `console.log(...)`, `z.string().min(1)`, `Date.now()`: a call on one of those namespaces, whose effects are no outcome. */
+export function isOutcomeNeutralCall(ts: TS, call: ts.CallExpression): boolean {
+  const callee = skipOuter(ts, call.expression);
+  if (!ts.isPropertyAccessExpression(callee)) return false;
+  let root = skipOuter(ts, callee.expression);
+  while (ts.isPropertyAccessExpression(root) || ts.isCallExpression(root)) root = skipOuter(ts, root.expression);
+  return ts.isIdentifier(root) && OUTCOME_NEUTRAL_NAMESPACES.has(root.text);
+}
+
+/** `console.log(...)` and the like (a `console` nothing shadows): they only read what they are given. */
+export function isLogging(ts: TS, call: ts.CallExpression): boolean {
+  const callee = skipOuter(ts, call.expression);
+  return ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'console' && isGlobal(ts, callee.expression);
+}
+
 /** The called member's name when the callee is in the table (and its receiver pure), else undefined. */
 function pureMember(ts: TS, call: ts.CallExpression, checker: ts.TypeChecker | undefined): string | undefined {
   const callee = skipOuter(ts, call.expression);

@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import { forEachValueIdentifier, isWriteReference, resolveIdentifier } from './scope.js';
-import { isPureExpression } from './purity.js';
+import { isLogging, isPureExpression } from './purity.js';
 import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
@@ -100,12 +100,6 @@ function useOf(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): 
 function passesValue(ts: TS, operator: ts.SyntaxKind): boolean {
   return operator === ts.SyntaxKind.BarBarToken || operator === ts.SyntaxKind.AmpersandAmpersandToken ||
     operator === ts.SyntaxKind.QuestionQuestionToken || operator === ts.SyntaxKind.CommaToken;
-}
-
-/** `console.log(...)` and the like: they read what they are given. */
-function isLogging(ts: TS, call: ts.CallExpression): boolean {
-  const callee = skipOuter(ts, call.expression);
-  return ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'console' && resolveIdentifier(ts, callee.expression) === undefined;
 }
 
 function isQuestionArgument(ts: TS, id: ts.Identifier, question: ts.Node): boolean {

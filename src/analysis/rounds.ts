@@ -3,6 +3,7 @@ import { bindingDecls, completesNormally, type FunctionFlow } from './cfg.js';
 import { statementList } from './continuation.js';
 import { formOf, isParallelCombinator, isPureExpression, statementOf, type AnswerForm } from './flow.js';
 import { jsonnessOfType } from './jsonType.js';
+import { lineOf } from './places.js';
 import { flowOf, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
 import { ELEMENT_ACCESSORS, isPlainRead } from './sharedState.js';
 import { forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
@@ -240,10 +241,6 @@ function uniqueName(preferred: string, used: Set<string>): string {
   for (let i = 2; used.has(name); i++) name = `${preferred}${i}`;
   used.add(name);
   return name;
-}
-
-function lineOf(node: ts.Node): number {
-  return node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
 }
 
 function isWithin(node: ts.Node, ancestor: ts.Node): boolean {

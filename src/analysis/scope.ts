@@ -274,3 +274,16 @@ export function isWithinNode(node: ts.Node, ancestor: ts.Node): boolean {
   for (let n: ts.Node | undefined = node; n; n = n.parent) if (n === ancestor) return true;
   return false;
 }
+
+/** The values a function body returns (an arrow's expression, or its return statements outside nested functions). */
+export function returnedValues(ts: TS, body: ts.ConciseBody): ts.Expression[] {
+  if (!ts.isBlock(body)) return [body];
+  const values: ts.Expression[] = [];
+  const walk = (node: ts.Node): void => {
+    if (isFunctionLike(ts, node)) return;
+    if (ts.isReturnStatement(node) && node.expression) values.push(node.expression);
+    ts.forEachChild(node, walk);
+  };
+  ts.forEachChild(body, walk);
+  return values;
+}

@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
-import { isFunctionLike, resolveIdentifier } from './scope.js';
+import { functionOf } from './projectIndex.js';
+import { isFunctionLike, resolveIdentifier, returnedValues } from './scope.js';
 import { isProjectSource, skipOuter, type SdkResolver } from './sdk.js';
 import type { TS } from './types.js';
 
@@ -114,29 +115,11 @@ function factoryResults(ts: TS, call: ts.CallExpression, resolver: SdkResolver, 
   if (!ts.isIdentifier(callee)) return [];
   const decl = resolveIdentifier(ts, callee);
   let fn: ts.Node | undefined = decl?.declaration;
-  if (decl?.kind === 'import') fn = resolver.crossFileServers ? importedFunction(ts, callee, resolver) : undefined;
+  // Imported (checker mode, files planned together): the project function the import names.
+  if (decl?.kind === 'import') fn = resolver.crossFileServers && resolver.checker ? functionOf(ts, resolver.checker, callee) : undefined;
   if (fn && ts.isVariableDeclaration(fn)) fn = fn.initializer && skipOuter(ts, fn.initializer);
-  if (!fn || !isFunctionLike(ts, fn) || !fn.body) return [];
-  if (!ts.isBlock(fn.body)) return serverConstructions(ts, fn.body, resolver, seen, path);
-  const found: ts.NewExpression[] = [];
-  const visit = (node: ts.Node): void => {
-    if (isFunctionLike(ts, node)) return;
-    if (ts.isReturnStatement(node) && node.expression) found.push(...serverConstructions(ts, node.expression, resolver, seen, path));
-    node.forEachChild(visit);
-  };
-  fn.body.forEachChild(visit);
-  return found;
-}
-
-/** The project declaration an imported name refers to (checker mode only). */
-function importedFunction(ts: TS, name: ts.Identifier, resolver: SdkResolver): ts.Node | undefined {
-  const checker = resolver.checker;
-  const symbol = checker?.getSymbolAtLocation(name);
-  if (!checker || !symbol) return undefined;
-  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-  const declaration = target.declarations?.[0];
-  const file = declaration?.getSourceFile();
-  return declaration && file && !file.isDeclarationFile && isProjectSource(file) ? declaration : undefined;
+  if (!fn || !isFunctionLike(ts, fn) || !fn.body || !isProjectSource(fn.getSourceFile())) return [];
+  return returnedValues(ts, fn.body).flatMap(value => serverConstructions(ts, value, resolver, seen, path));
 }
 
 function assignmentsTo(ts: TS, scope: ts.Node, onRight: (right: ts.Expression) => ts.NewExpression[], matches: (left: ts.Expression) => boolean): ts.NewExpression[] {

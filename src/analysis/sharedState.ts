@@ -1,7 +1,9 @@
 import type * as ts from 'typescript';
-import { isPureCall, isPureCallback, isPureExpression, OUTCOME_NEUTRAL_NAMESPACES, PURE_CONSTRUCTORS } from './purity.js';
-import { bindingIdentifiers, forEachValueIdentifier, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from './scope.js';
-import { skipOuter } from './sdk.js';
+import { statementList } from './continuation.js';
+import { lineOf } from './places.js';
+import { isLogging, isOutcomeNeutralCall, isPureCall, isPureCallback, isPureExpression, PURE_CONSTRUCTORS } from './purity.js';
+import { bindingIdentifiers, forEachValueIdentifier, isFunctionLike, isWithinNode, resolveIdentifier, returnedValues, type LocalDecl } from './scope.js';
+import { isProjectSource, skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
@@ -95,23 +97,38 @@ export function sharedOrigin(input: SharedInput, decl: LocalDecl, isLive: (d: Lo
       if (element && !holdsObjects(ts, checker, element)) continue;
     }
     const e = source.root;
-    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, e, source.name) };
-    const shared = ts.isCallExpression(e) ? returnedShared(input, e) : ts.isIdentifier(e) ? sharedName(input, e, isLive, seen) : undefined;
+    const shared = ts.isCallExpression(e) ? returnedShared(input, e) : outsideOrigin(input, value, input.fn) ?? (ts.isIdentifier(e) ? sharedLocal(input, e, isLive, seen) : undefined);
     if (shared) return shared;
   }
   return undefined;
 }
 
-/** What the name `e` (the root a local's value is read from) shares. */
-function sharedName(input: SharedInput, e: ts.Identifier, isLive: (d: LocalDecl) => boolean, seen: Set<LocalDecl>): SharedOrigin | undefined {
+/** What a name of the handler (the root a local's value is read from) shares. */
+function sharedLocal(input: SharedInput, e: ts.Identifier, isLive: (d: LocalDecl) => boolean, seen: Set<LocalDecl>): SharedOrigin | undefined {
   const root = resolveIdentifier(input.ts, e);
-  if (!root) return undefined;
-  const insideHandler = root.scope === input.fn || isWithinNode(root.scope, input.fn);
-  if (!insideHandler) return isCode(input, root, e) ? undefined : { name: e.text, outside: true, holder: { declaration: declarationOf(input, root, e) } };
+  if (!root || !(root.scope === input.fn || isWithinNode(root.scope, input.fn))) return undefined;
   // Parameters come back as new objects each round; another live local would be restored as a
   // separate copy: either way the identity the code after the question relies on is gone.
   if (root.kind === 'parameter' || isLive(root)) return { name: e.text, outside: false };
   return sharedOrigin(input, root, isLive, seen);
+}
+
+/** The module or class state `value` is read from: a `this` member, or a name bound outside `fn` that is not code. */
+function outsideOrigin(input: SharedInput, value: ts.Expression, fn: ts.Node): SharedOrigin | undefined {
+  const { ts } = input;
+  const source = sourceOf(ts, value);
+  const e = source.root;
+  if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, e, source.name) };
+  if (!ts.isIdentifier(e)) return undefined;
+  const root = resolveIdentifier(ts, e);
+  if (!root || root.scope === fn || isWithinNode(root.scope, fn) || isCode(input, root, e)) return undefined;
+  return { name: e.text, outside: true, holder: { declaration: declarationOf(input, root, e) } };
+}
+
+/** The symbol a name stands for, through an import's alias. */
+function symbolOf(ts: TS, checker: ts.TypeChecker, node: ts.Node): ts.Symbol | undefined {
+  const symbol = checker.getSymbolAtLocation(node);
+  return symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
 }
 
 /** The values an expression may take: both sides of `??` and `||`, both branches of `? :`. */
@@ -130,35 +147,27 @@ function isCode(input: SharedInput, root: LocalDecl, id: ts.Identifier): boolean
   if (root.kind === 'function' || root.kind === 'class') return true;
   if (root.kind !== 'import') return false;
   // An imported binding is state when it is a value that is not a function or class (`import { carts }`).
-  const symbol = checker?.getSymbolAtLocation(id);
-  if (!checker || !symbol) return true;
-  const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  const target = checker && symbolOf(ts, checker, id);
+  if (!target) return true;
   return (target.flags & (ts.SymbolFlags.Function | ts.SymbolFlags.Class | ts.SymbolFlags.Method)) !== 0 || !(target.flags & ts.SymbolFlags.Variable);
 }
 
-/** `cartOf(id)` where the project's cartOf returns one of the objects of module (or class) state. */
+/** `cartOf(id)` where the project's cartOf returns one of the objects of module (or class) state, or one it stored there. */
 function returnedShared(input: SharedInput, call: ts.CallExpression): SharedOrigin | undefined {
   const { ts, checker } = input;
   const callee = checker?.getResolvedSignature(call)?.declaration;
-  if (!callee || !isFunctionLike(ts, callee) || !(callee as ts.FunctionLikeDeclaration).body) return undefined;
-  const body = (callee as ts.FunctionLikeDeclaration).body!;
+  if (!callee || !isFunctionLike(ts, callee) || !callee.body) return undefined;
   const file = callee.getSourceFile();
-  if (file.isDeclarationFile || /[\\/]node_modules[\\/]/.test(file.fileName)) return undefined;
+  if (file.isDeclarationFile || !isProjectSource(file)) return undefined;
   const via = `${skipOuter(ts, call.expression).getText().replace(/\s+/g, '')}()`;
-  for (const value of returnedValues(ts, body).flatMap(v => alternatives(ts, v))) {
-    const source = sourceOf(ts, value);
-    const e = source.root;
-    if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, via, holder: thisHolder(ts, e, source.name) };
-    if (!ts.isIdentifier(e)) continue;
-    const root = resolveIdentifier(ts, e);
-    if (!root) continue;
+  for (const value of returnedValues(ts, callee.body).flatMap(v => alternatives(ts, v))) {
+    const outside = outsideOrigin(input, value, callee);
+    if (outside) return { ...outside, via };
     // A local of the function that it also stored outside (`provisioned.push(vm); return vm;`).
-    if (root.scope === callee || isWithinNode(root.scope, callee)) {
-      const stored = storedOutside(input, callee as ts.FunctionLikeDeclaration, root);
-      if (stored) return { ...stored, via };
-      continue;
-    }
-    if (!isCode(input, root, e)) return { name: e.text, outside: true, via, holder: { declaration: declarationOf(input, root, e) } };
+    const root = sourceOf(ts, value).root;
+    const local = ts.isIdentifier(root) ? resolveIdentifier(ts, root) : undefined;
+    const stored = local && (local.scope === callee || isWithinNode(local.scope, callee)) ? storedOutside(input, callee, local) : undefined;
+    if (stored) return { ...stored, via };
   }
   return undefined;
 }
@@ -171,21 +180,13 @@ function storedOutside(input: SharedInput, fn: ts.FunctionLikeDeclaration, local
   const { ts } = input;
   const isLocal = (n: ts.Node): boolean => ts.isIdentifier(skipOuter(ts, n as ts.Expression)) && resolveIdentifier(ts, skipOuter(ts, n as ts.Expression) as ts.Identifier)?.nameNode === local.nameNode;
   let found: SharedOrigin | undefined;
-  const outsideTarget = (target: ts.Expression): SharedOrigin | undefined => {
-    const source = sourceOf(ts, target);
-    if (source.root.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, source.root, source.name) };
-    if (!ts.isIdentifier(source.root)) return undefined;
-    const root = resolveIdentifier(ts, source.root);
-    if (!root || root.scope === fn || isWithinNode(root.scope, fn) || isCode(input, root, source.root)) return undefined;
-    return { name: source.root.text, outside: true, holder: { declaration: declarationOf(input, root, source.root) } };
-  };
   const visit = (node: ts.Node): void => {
     if (found) return;
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text) && node.arguments.some(isLocal)) {
-      found = outsideTarget(node.expression.expression);
+      found = outsideOrigin(input, node.expression.expression, fn);
     } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && isLocal(node.right) &&
                (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left))) {
-      found = outsideTarget(node.left.expression);
+      found = outsideOrigin(input, node.left.expression, fn);
     }
     if (!found) node.forEachChild(visit);
   };
@@ -204,9 +205,7 @@ function thisHolder(ts: TS, self: ts.Node, name: string): SharedOrigin['holder']
 function declarationOf(input: SharedInput, root: LocalDecl, id: ts.Identifier): ts.Node {
   const { ts, checker } = input;
   if (root.kind !== 'import' || !checker) return root.nameNode;
-  const symbol = checker.getSymbolAtLocation(id);
-  const target = symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-  const declaration = target?.valueDeclaration;
+  const declaration = symbolOf(ts, checker, id)?.valueDeclaration;
   return declaration && ts.isVariableDeclaration(declaration) && ts.isIdentifier(declaration.name) ? declaration.name : root.nameNode;
 }
 
@@ -228,9 +227,8 @@ export function isChangedState(ts: TS, origin: SharedOrigin, checker: ts.TypeChe
     if (decl?.nameNode === holder.declaration) return true;
     if (decl && decl.kind !== 'import') return false;
     // Through an import (`import { carts as all } from './store.js'`): the variable it names.
-    const symbol = checker?.getSymbolAtLocation(e);
-    if (!checker || !symbol) return decl === undefined && e.text === (holder.declaration as ts.Identifier).text;
-    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    const target = checker && symbolOf(ts, checker, e);
+    if (!target) return decl === undefined && e.text === (holder.declaration as ts.Identifier).text;
     const declaration = target.valueDeclaration;
     return !!declaration && ts.isVariableDeclaration(declaration) && declaration.name === holder.declaration;
   };
@@ -279,18 +277,6 @@ export function isChangedState(ts: TS, origin: SharedOrigin, checker: ts.TypeChe
 }
 
 
-/** The values a function body returns (an arrow's expression, or its return statements outside nested functions). */
-function returnedValues(ts: TS, body: ts.ConciseBody): ts.Expression[] {
-  if (!ts.isBlock(body)) return [body];
-  const values: ts.Expression[] = [];
-  const walk = (node: ts.Node): void => {
-    if (isFunctionLike(ts, node)) return;
-    if (ts.isReturnStatement(node) && node.expression) values.push(node.expression);
-    ts.forEachChild(node, walk);
-  };
-  ts.forEachChild(body, walk);
-  return values;
-}
 
 /**
  * `CATALOG[sku]`, `users.get(id)`, `this.carts.get(id)`, `carts.find(c => c.id === id)`: a
@@ -405,15 +391,9 @@ export function identityUse(ts: TS, id: ts.Identifier): { changes: boolean; code
     });
     if (through) return { ...identityUse(ts, through), changes: true };
   }
-  const changes = changesThrough(ts, id);
   let statement: ts.Node = node;
   while (statement.parent && !isStatement(ts, statement) && !isFunctionLike(ts, statement.parent)) statement = statement.parent;
-  // Cut short, and before any `: ` or `; ` (a marker ends its first clause there).
-  const first = statement.getText().split('\n')[0]!.trim();
-  const stop = Math.min(...[/: /, /; /].map(p => p.exec(first)?.index ?? first.length), 32);
-  const code = stop < first.length ? `${first.slice(0, stop).trimEnd()}…` : first;
-  const sourceFile = id.getSourceFile();
-  return { changes, code, line: sourceFile.getLineAndCharacterOfPosition(id.getStart(sourceFile)).line + 1 };
+  return { changes: changesThrough(ts, id), code: codeAt(statement), line: lineOf(id) };
 }
 
 /** `x.a = 1`, `x.items.push(y)`: a write through the reference (or a call of a method that is not a plain read). */
@@ -430,27 +410,23 @@ function isStatement(ts: TS, node: ts.Node): boolean {
 }
 
 /** Arrays and objects: values with an identity a copy does not keep. */
-export function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
+function holdsObjects(ts: TS, checker: ts.TypeChecker, type: ts.Type): boolean {
   if (type.isUnion()) return type.types.some(t => holdsObjects(ts, checker, t));
   return (type.flags & (ts.TypeFlags.Object | ts.TypeFlags.NonPrimitive | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
 }
 
 /**
- * The first call after the question that may change state (not a pure call, not logging, not the
- * next question) and that runs before some read of the local: `attachDisk(vm.id)` before
- * `vm.attached`. A copy of the state carried across the question would miss what it changes.
+ * The calls after the question that may change state (not pure, not logging or the like, not the
+ * next question), in order: a local of that state read after one of them (`attachDisk(vm.id)`
+ * before `vm.attached`) would miss from a copy what it changes.
  */
-export function changingCallBefore(input: SharedInput, awaited: ts.Expression, reads: readonly ts.Identifier[], isQuestion: (awaited: ts.Expression) => boolean): ts.CallExpression | undefined {
+export function changingCallsAfter(input: SharedInput, awaited: ts.Expression, isQuestion: (awaited: ts.Expression) => boolean): ts.CallExpression[] {
   const { ts, checker, fn } = input;
-  const last = Math.max(...reads.filter(r => r.pos >= awaited.end).map(r => r.pos));
-  if (!Number.isFinite(last)) return undefined;
-  let found: ts.CallExpression | undefined;
+  const found: ts.CallExpression[] = [];
   const visit = (node: ts.Node): void => {
-    if (found || node.pos >= last) return;
-    if (ts.isCallExpression(node) && node.pos >= awaited.end && !isPureCall(ts, node, checker) && !isLogging(ts, node) &&
+    if (ts.isCallExpression(node) && node.pos >= awaited.end && !isPureCall(ts, node, checker) && !isOutcomeNeutralCall(ts, node) &&
         !(ts.isAwaitExpression(node.parent) && isQuestion(node.parent)) && !isQuestion(node)) {
-      found = node;
-      return;
+      found.push(node);
     }
     node.forEachChild(visit);
   };
@@ -458,18 +434,28 @@ export function changingCallBefore(input: SharedInput, awaited: ts.Expression, r
   return found;
 }
 
-function isLogging(ts: TS, call: ts.CallExpression): boolean {
-  let callee = skipOuter(ts, call.expression);
-  while (ts.isPropertyAccessExpression(callee)) callee = skipOuter(ts, callee.expression);
-  return ts.isIdentifier(callee) && OUTCOME_NEUTRAL_NAMESPACES.has(callee.text) && resolveIdentifier(ts, callee) === undefined;
+/** `attachDisk(vm.id)`, line 95: the call, for a refusal. */
+export function callUse(call: ts.CallExpression): { code: string; line: number } {
+  return { code: codeAt(call), line: lineOf(call) };
 }
 
-/** `attachDisk(vm.id)`, line 95: the call, for a refusal. */
-export function callUse(ts: TS, call: ts.CallExpression): { code: string; line: number } {
-  const first = call.getText().split('\n')[0]!.trim();
-  const code = first.length > 32 ? `${first.slice(0, 32).trimEnd()}…` : first;
-  const file = call.getSourceFile();
-  return { code, line: file.getLineAndCharacterOfPosition(call.getStart(file)).line + 1 };
+/**
+ * A node's first line, cut short, and before any `: ` or `; ` (a marker ends its first clause there).
+ */
+function codeAt(node: ts.Node): string {
+  const first = node.getText().split('\n')[0]!.trim();
+  const stop = Math.min(...[/: /, /; /].map(p => p.exec(first)?.index ?? first.length), 32);
+  return stop < first.length ? `${first.slice(0, stop).trimEnd()}…` : first;
+}
+
+/** The locals of `fn` that `node` reads, but those it declares itself. */
+export function localsReadBy(ts: TS, node: ts.Node, fn: ts.FunctionLikeDeclaration): LocalDecl[] {
+  const read = new Set<LocalDecl>();
+  forEachValueIdentifier(ts, node, id => {
+    const d = resolveIdentifier(ts, id);
+    if (d && !isWithinNode(d.nameNode, node) && (d.scope === fn || isWithinNode(d.scope, fn))) read.add(d);
+  });
+  return [...read];
 }
 
 /** The SDK's error classes: building one does nothing else. */
@@ -505,7 +491,7 @@ function isPureExitValue(ts: TS, e: ts.Expression, checker: ts.TypeChecker | und
  * follow it in its list and read one of `decls` (the declaration's locals).
  */
 export function guardsAfter(ts: TS, st: ts.Statement, decls: ReadonlySet<LocalDecl>, until: ts.Node): ts.IfStatement[] {
-  const list = st.parent && (ts.isBlock(st.parent) || ts.isSourceFile(st.parent) || ts.isCaseClause(st.parent) || ts.isDefaultClause(st.parent)) ? st.parent.statements : undefined;
+  const list = statementList(ts, st);
   if (!list) return [];
   const guards: ts.IfStatement[] = [];
   for (const next of list.slice(list.indexOf(st) + 1)) {

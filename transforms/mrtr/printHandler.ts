@@ -3,15 +3,15 @@ import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import { completesNormally } from '../../src/analysis/cfg.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
-import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
+import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
-import { guardsAfter, isPureExitGuard } from '../../src/analysis/sharedState.js';
+import { guardsAfter, isPureExitGuard, localsReadBy } from '../../src/analysis/sharedState.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator, type Renamed } from './generate.js';
 import { BLANK_LINE, chunk, condition, line, render, START, type Chunk, type Piece, type StepTest } from './pieces.js';
 import {
-  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, quoteLike, widenReturnType,
+  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, quoteLike, uniqueStep, widenReturnType,
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
 import { caseLabelName, indentAt, type Edit } from './text.js';
@@ -111,17 +111,9 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
    * name for itself (`step`, `call`, `request`, `requests`): then `<name>Value` (or `<name>Value2`, ...),
    * never a key another carried local of the handler has.
    */
-  const stateKeys = new Map<string, string>();
-  {
-    const taken = new Set([...STATE_KEYS, ...suspensions.flatMap(s => carried(s).map(l => l.name))]);
-    for (const name of new Set(suspensions.flatMap(s => carried(s).map(l => l.name)))) {
-      if (!STATE_KEYS.has(name)) continue;
-      let key = `${name}Value`;
-      for (let i = 2; taken.has(key); i++) key = `${name}Value${i}`;
-      taken.add(key);
-      stateKeys.set(name, key);
-    }
-  }
+  const carriedNames = new Set(suspensions.flatMap(s => carried(s).map(l => l.name)));
+  const takenKeys = new Set([...STATE_KEYS, ...carriedNames]);
+  const stateKeys = new Map([...carriedNames].filter(name => STATE_KEYS.has(name)).map(name => [name, uniqueStep(`${name}Value`, takenKeys)]));
   const keyed = (name: string): Renamed => ({ key: stateKeys.get(name) ?? name, name });
   const localOf = (s: Susp, decl: LocalDecl): LiveLocal | undefined => [...s.live.decls].find(([, d]) => d === decl)?.[0];
   const declOf = (s: Susp, local: LiveLocal): LocalDecl => s.live.decls.get(local)!;
@@ -607,15 +599,9 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
    */
   const isRepeatableGuard = (st: ts.Statement, leadDecls: ReadonlySet<LocalDecl>): boolean => {
     if (!isPureExitGuard(ts, st, env.checker) || within(st, suspensions).length > 0) return false;
-    let readsLead = false;
-    let readsOther = false;
-    forEachValueIdentifier(ts, st, id => {
-      const d = resolveIdentifier(ts, id);
-      if (!d || isWithinNode(d.nameNode, st)) return;
-      if (leadDecls.has(d)) readsLead = true;
-      else if (isWithinNode(d.scope, fn) && !(d.kind === 'parameter' && d.scope === fn && !isAssignedIn(ts, fn, d))) readsOther = true;
-    });
-    return readsLead && !readsOther;
+    const read = localsReadBy(ts, st, fn);
+    const unchangedParameter = (d: LocalDecl): boolean => d.kind === 'parameter' && d.scope === fn && !isAssignedIn(ts, fn, d);
+    return read.some(d => leadDecls.has(d)) && read.every(d => leadDecls.has(d) || unchangedParameter(d));
   };
 
   /** Statements in their first-round form; after one that asks on every path, the rest cannot run. */
