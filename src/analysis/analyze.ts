@@ -4,7 +4,7 @@ import { ContextFinder } from './context.js';
 import { bindingIdentifiers, resolveIdentifier, resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
 import { sideEffectsBefore } from './effects.js';
-import { analyzeFlow, type FlowInfo } from './flow.js';
+import { analyzeFlow, mappedQuestion, type AnswerForm, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
 import { discoverHandlers, handlerIndex } from './handlers.js';
 import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
@@ -116,6 +116,8 @@ interface Facts {
   live: LiveLocalsResult | undefined;
   effects: string[];
   options: CallOptions;
+  /** The question is an asking helper's call (its push call is inside the helper). */
+  viaHelper: boolean;
 }
 
 export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
@@ -232,7 +234,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   };
   const isQuestionCall = (node: ts.Node): boolean => questionCalls.has(node);
   // Reading the client's capabilities (a guard) changes nothing outside the handler.
-  const isQuietCall = (node: ts.Node): boolean => questionCalls.has(node) || guardCalls.has(node);
+  const isQuietCall = (node: ts.Node): boolean => questionCalls.has(node) || guardCalls.has(node) || mappedQuestion(ts, node, call => questionCalls.has(call));
 
   /** `reevaluated`: for an asking helper's call, the arguments its result part gets again on resume. */
   const factsAt = (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]): Facts => {
@@ -247,7 +249,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       });
       effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, call, isQuietCall, checker);
     }
-    return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker) };
+    return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker), viaHelper: reevaluated !== undefined };
   };
   const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
 
@@ -492,9 +494,23 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if ((flow?.consumption === 'dropped' || flow?.consumption === 'then') && !flow.tags.includes('nested-callback')) {
     return refuse('fire-and-forget', `the ${label} promise is not awaited by the handler, so the request may be gone when it settles; await it or drop the question.`);
   }
-  // A dynamic number of parallel questions (`Promise.all(items.map(ask))`) asks inside a callback.
+  // A question per item (`await Promise.all(items.map(item => ask(item)))`) is one round with a key per item (flow.ts).
+  if (flow?.list && 'problem' in flow.list) return refuse('parallel', flow.list.problem);
+  if (flow?.list && (inHelper || context.type === 'helper')) {
+    return refuse('parallel', 'a question per item (Promise.all over .map()) is asked inside a helper function; such a round is built in the handler itself: move the Promise.all there.');
+  }
+  if (flow?.list && f.viaHelper) {
+    return refuse('parallel', 'a question per item (Promise.all over .map()) is asked through a helper function; such a round is built only from the push call itself: call elicitInput() (or createMessage()) in the .map() callback.');
+  }
+  const items = flow?.list && !('problem' in flow.list) ? flow.list.list : undefined;
+  if (items && checker) {
+    const type = checker.getTypeAtLocation(items);
+    if (!checker.isArrayType(type) && !checker.isTupleType(type)) {
+      return refuse('parallel', `\`${items.getText().slice(0, 40)}\` is not an array (${checker.typeToString(type).slice(0, 60)}), so its .map() may not call back once per item in order; spread it into an array first (\`[...items].map(...)\`).`);
+    }
+  }
   if (flow?.tags.includes('parallel') && flow.tags.includes('nested-callback')) {
-    return refuse('parallel', 'a question per item is asked in parallel from a callback (Promise.all over .map()); one round could carry one inputRequests key per item, but the rewrite does not build such rounds yet. Ask for all items in one question, or await them one by one in a loop.');
+    return refuse('parallel', 'the question is asked in parallel from a callback other than `await Promise.all(items.map(item => ask(item)))`, the one shape the rewrite turns into a round with a key per item; ask for all items in one question, or await them one by one in a loop.');
   }
   if (!isError && flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
@@ -514,6 +530,9 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
   // Loops, catch blocks, conditional expressions and Promise.all are judged by the handler's rounds plan (rounds.ts).
   if (!flow.form) return refuse('unsupported-construct', 'the question is not in a statement the rewrite can split.');
+  if (flow.list && !('problem' in flow.list) && !listFormOk(ts, flow.statement, flow.form)) {
+    return refuse('unsupported-construct', 'the answers of a question per item are used inside a larger statement; give them a statement of their own (`const answers = await Promise.all(items.map(...))`).');
+  }
   // State that cannot travel decides before what the rewrite does not handle yet (reasons.ts).
   const untravellable = untravellableLocal(f.live?.locals ?? []);
   if (untravellable) return untravellable;
@@ -554,6 +573,13 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   // Dropping options changes what the question can do (time out, be aborted): never silently.
   notes.push(...f.options.notes);
   return { kind: 'migrate', review: notes.length > 0, notes };
+}
+
+/** The statements a list round's answers may be received in: `const answers = ...`, `answers = ...`, or dropped. */
+function listFormOk(ts: TS, statement: ts.Statement | undefined, form: AnswerForm): boolean {
+  if (!statement) return false;
+  if (form === 'discard' || form === 'assign') return true;
+  return form === 'declare' && ts.isVariableStatement(statement) && ts.isIdentifier(statement.declarationList.declarations[0]!.name);
 }
 
 /** A local read after the question that must not travel in requestState: not JSON, or a secret. */

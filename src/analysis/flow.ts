@@ -48,15 +48,37 @@ export interface FlowInfo {
   form: AnswerForm | undefined;
   /** Why an embedded question cannot be lifted out of its statement, if it cannot. */
   embeddedBlocker: string | undefined;
+  /** One question per item of a list, asked together (`await Promise.all(items.map(item => ask(item)))`), or why it cannot be one round. */
+  list: ListRound | { problem: string } | undefined;
+}
+
+/**
+ * `await Promise.all(items.map((item, i) => ask(item)))`: one round with one inputRequests key per
+ * item. The callback only asks (its body is the question, or `return` of it); the answers come back
+ * in the items' order. With no items nothing is asked (normalize.ts gives that case a branch).
+ */
+export interface ListRound {
+  /** `await Promise.all(...)`: what ends the round, in its own statement. */
+  awaited: ts.AwaitExpression;
+  combinator: 'all' | 'allSettled';
+  /** `items.map(...)` */
+  map: ts.CallExpression;
+  /** `items` */
+  list: ts.Expression;
+  callback: ts.ArrowFunction | ts.FunctionExpression;
+  /** The question as the callback returns it: the call, possibly under `await`. */
+  returned: ts.Expression;
 }
 
 const PARALLEL_COMBINATORS = new Set(['all', 'allSettled', 'race', 'any']);
 
 export function analyzeFlow(ts: TS, call: ts.Expression, boundary: ts.FunctionLikeDeclaration): FlowInfo {
-  const { consumption, awaited } = consumptionOf(ts, call);
+  const list = listRoundOf(ts, call, boundary);
+  // A question per item is read from where its round is awaited: the callback only builds the question.
+  const { consumption, awaited } = list && !('problem' in list) ? { consumption: 'parallel' as const, awaited: list.awaited } : consumptionOf(ts, call);
   const tags: ControlFlowTag[] = [];
-  let child: ts.Node = call;
-  for (let node = call.parent; node && node !== boundary; child = node, node = node.parent) {
+  let child: ts.Node = list && !('problem' in list) ? list.awaited : call;
+  for (let node = child.parent; node && node !== boundary; child = node, node = node.parent) {
     const tag = tagFor(ts, node, child);
     if (tag && !tags.includes(tag)) tags.push(tag);
   }
@@ -68,7 +90,71 @@ export function analyzeFlow(ts: TS, call: ts.Expression, boundary: ts.FunctionLi
   const form = statement ? formOf(ts, statement, awaited) : body && (skipOuterNoCast(ts, body) === awaited ? 'return' : 'embedded');
   const container = statement ?? body;
   const embeddedBlocker = container && form === 'embedded' ? impurePrefix(ts, awaited, container) : undefined;
-  return { tags, consumption, awaited, statement, form, embeddedBlocker };
+  return { tags, consumption, awaited, statement, form, embeddedBlocker, list };
+}
+
+/**
+ * The list round a question is asked in, when it is asked from a callback given to `.map()` whose
+ * result goes to a Promise combinator; or why that cannot be one round. Undefined for other shapes.
+ */
+export function listRoundOf(ts: TS, call: ts.Expression, boundary: ts.FunctionLikeDeclaration): ListRound | { problem: string } | undefined {
+  let callback: ts.Node | undefined = call.parent;
+  while (callback && callback !== boundary && !isFunctionLike(ts, callback)) callback = callback.parent;
+  if (!callback || callback === boundary || !(ts.isArrowFunction(callback) || ts.isFunctionExpression(callback))) return undefined;
+  let map: ts.Node = callback;
+  while (map.parent && ts.isParenthesizedExpression(map.parent)) map = map.parent;
+  const mapCall = map.parent;
+  if (!mapCall || !ts.isCallExpression(mapCall) || mapCall.arguments[0] !== map) return undefined;
+  const callee = skipOuter(ts, mapCall.expression);
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== 'map') return undefined;
+  let outer: ts.Node = mapCall;
+  while (outer.parent && (ts.isParenthesizedExpression(outer.parent) || ts.isAsExpression(outer.parent))) outer = outer.parent;
+  const combinator = outer.parent;
+  if (!combinator || !ts.isCallExpression(combinator) || !isParallelCombinator(ts, combinator) || combinator.arguments[0] !== outer) return undefined;
+
+  const name = (skipOuter(ts, combinator.expression) as ts.PropertyAccessExpression).name.text;
+  if (name !== 'all' && name !== 'allSettled') {
+    return { problem: `Promise.${name} settles with the first answer, which one round of inputRequests cannot express (the client answers all of them); ask with Promise.all.` };
+  }
+  if (mapCall.arguments.length > 1 || callee.questionDotToken || mapCall.questionDotToken) {
+    return { problem: `\`${callee.getText().slice(0, 40)}(...)\` is not a plain .map() with one callback; write \`items.map(item => ask(item))\` so each item's question can be built in one round.` };
+  }
+  const returned = returnedQuestion(ts, callback);
+  if (!returned || returned.question !== call) {
+    return { problem: 'the .map() callback does more than return its question; build what the question needs before the Promise.all, and let the callback only return the question (`items.map(item => ask(item))`).' };
+  }
+  let awaitedNode: ts.Node = combinator;
+  while (awaitedNode.parent && (ts.isParenthesizedExpression(awaitedNode.parent) || ts.isAsExpression(awaitedNode.parent))) awaitedNode = awaitedNode.parent;
+  const awaited = awaitedNode.parent;
+  if (!awaited || !ts.isAwaitExpression(awaited) || statementOf(ts, awaited, boundary) === undefined) {
+    return { problem: 'the Promise.all of a question per item is not awaited where it is made; await it in its own statement.' };
+  }
+  return { awaited, combinator: name, map: mapCall, list: callee.expression, callback, returned: returned.value };
+}
+
+/** `items.map(item => ask(item))`: the call its callback only returns (a question, where `isQuestion` says so). */
+export function mappedQuestion(ts: TS, node: ts.Node, isQuestion: (call: ts.Node) => boolean): boolean {
+  if (!ts.isCallExpression(node) || node.arguments.length !== 1) return false;
+  const callee = skipOuter(ts, node.expression);
+  const callback = skipOuterNoCast(ts, node.arguments[0]!);
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== 'map' || !(ts.isArrowFunction(callback) || ts.isFunctionExpression(callback))) return false;
+  const returned = returnedQuestion(ts, callback);
+  return !!returned && isQuestion(returned.question);
+}
+
+/**
+ * `item => ask(item)`, `async item => await ask(item)`, `function (item) { return ask(item); }`: what
+ * the callback returns (`value`, with its `await`) and the call inside it, when returning it is all it does.
+ */
+function returnedQuestion(ts: TS, callback: ts.ArrowFunction | ts.FunctionExpression): { value: ts.Expression; question: ts.Expression } | undefined {
+  if (callback.asteriskToken) return undefined;
+  const body = callback.body;
+  const value = ts.isBlock(body)
+    ? body.statements.length === 1 && ts.isReturnStatement(body.statements[0]!) ? body.statements[0].expression : undefined
+    : body;
+  if (!value) return undefined;
+  const inner = skipOuterNoCast(ts, value);
+  return { value, question: ts.isAwaitExpression(inner) ? skipOuterNoCast(ts, inner.expression) : inner };
 }
 
 /** The expression body of `boundary` that holds `node` outside any nested function, if it does. */

@@ -79,8 +79,10 @@ export function jsonnessOfType(ts: TS, checker: ts.TypeChecker, type: ts.Type, s
       return { json: result.json, why: `property ${property.getName()}: ${result.why}` };
     }
   }
+  // A protocol type the SDK infers from its schemas (`ElicitResult`) has an open index signature with no declaration of its own.
+  const sdkAlias = isSdkDeclared((type.aliasSymbol ?? type.getSymbol())?.declarations?.[0]);
   for (const info of checker.getIndexInfosOfType(type)) {
-    const result = jsonnessOfType(ts, checker, info.type, next, depth + 1, wire || isSdkDeclared(info.declaration));
+    const result = jsonnessOfType(ts, checker, info.type, next, depth + 1, wire || sdkAlias || isSdkDeclared(info.declaration));
     if (result.json !== 'yes') return { json: result.json, why: `index signature: ${result.why}` };
   }
   return YES;

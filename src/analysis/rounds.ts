@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { bindingDecls, completesNormally, type FunctionFlow } from './cfg.js';
 import { statementList } from './continuation.js';
-import { formOf, isParallelCombinator, isPureExpression, statementOf, type AnswerForm } from './flow.js';
+import { formOf, isParallelCombinator, isPureExpression, listRoundOf, statementOf, type AnswerForm, type ListRound } from './flow.js';
 import { jsonnessOfType } from './jsonType.js';
 import { lineOf } from './places.js';
 import { flowOf, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
@@ -38,6 +38,11 @@ export interface Suspension<Q extends RoundQuestion = RoundQuestion> {
   form: AnswerForm;
   /** `Promise.all` / `Promise.allSettled` around several questions. */
   combinator: 'all' | 'allSettled' | undefined;
+  /**
+   * One question per item of a list (`Promise.all(items.map(item => ask(item)))`): its one question
+   * is built for every item, under the keys `<step>-0`, `<step>-1`, ...; the requests travel in the state.
+   */
+  list: ListRound | undefined;
   /** The locals the resumed code needs, each carried, rebuilt or declared again. */
   live: LiveLocalsResult;
   /** Inside a shared loop: the resumed round may pass this suspension's dispatch again (the next iteration). */
@@ -103,8 +108,14 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
   const body = fn.body as ts.Block;
 
   // Suspensions: a question on its own, or the questions of one Promise.all.
-  const groups: Array<{ awaited: ts.Expression; questions: Q[]; combinator: 'all' | 'allSettled' | undefined }> = [];
+  const groups: Array<{ awaited: ts.Expression; questions: Q[]; combinator: 'all' | 'allSettled' | undefined; list?: ListRound }> = [];
   for (const q of input.questions) {
+    const list = listRoundOf(ts, q.call, fn);
+    if (list && 'problem' in list) return { questions: [q], reason: 'parallel', hint: list.problem };
+    if (list) {
+      groups.push({ awaited: list.awaited, questions: [q], combinator: list.combinator, list });
+      continue;
+    }
     const parallel = parallelAround(ts, q.call, fn);
     if (parallel && 'problem' in parallel) {
       const together = input.questions.filter(o => o === q || sameCombinator(ts, o.call, q.call));
@@ -119,7 +130,7 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
     groups.push({ awaited: awaitedOf(ts, q.call), questions: [q], combinator: undefined });
   }
   for (const g of groups) {
-    if (g.combinator) {
+    if (g.combinator && !g.list) {
       const elements = (skipOuter(ts, (skipOuter(ts, g.awaited) as ts.AwaitExpression).expression) as ts.CallExpression).arguments[0] as ts.ArrayLiteralExpression;
       if (elements.elements.length !== g.questions.length) {
         return { questions: g.questions, reason: 'parallel', hint: 'Promise.all mixes questions with other promises; the other work would have to run in the round that asks and its result travel in requestState. Await it before or after the questions.' };
@@ -150,9 +161,10 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
       statement,
       form,
       combinator: g.combinator,
+      list: g.list,
       live: { locals: [], decls: new Map() },
       inLoop: enclosing(ts, statement, body).some(c => shared.has(c) && ts.isIterationStatement(c, false)),
-      requestRebuilt: g.questions.every(q => {
+      requestRebuilt: !g.list && g.questions.every(q => {
         const source = input.requestSource(q);
         return source === null || (source !== undefined && isStableRequest(ts, input.checker, fn, source, input.ctxParam));
       }),
@@ -171,7 +183,7 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
   // Step names and inputRequests keys.
   const used = new Set<string>();
   for (const s of suspensions) {
-    if (s.combinator) {
+    if (s.combinator && !s.list) {
       const names = parallelNames(ts, s);
       s.questions.forEach((q, i) => { q.key = uniqueName(names[i] ?? `${q.question.kind}${i + 1}`, used); });
       s.step = s.questions[0]!.key;
@@ -184,7 +196,9 @@ export function planRounds<Q extends RoundQuestion>(input: RoundsInput<Q>): Roun
   const notes = new Map<Suspension<Q>, Array<{ text: string; review: boolean }>>();
   for (const s of suspensions) {
     const list: Array<{ text: string; review: boolean }> = [];
-    if (s.combinator) {
+    if (s.list) {
+      list.push({ review: false, text: `the question asked for each item of \`${s.list.list.getText().slice(0, 40)}\` with Promise.${s.combinator} is asked in one round, one inputRequests key per item ('${s.step}-0', '${s.step}-1', ...), the answers read back in the items' order; with no items nothing is asked, as before` });
+    } else if (s.combinator) {
       list.push({ review: false, text: `the ${s.questions.length} questions of Promise.${s.combinator} are asked in one round (inputRequests ${s.questions.map(q => `'${q.key}'`).join(', ')}) and answered together; on 2025-era connections the SDK's legacy shim sends them to the client at the same time, as Promise.${s.combinator} did` });
     }
     const bound = roundBound(ts, s.statement, body, shared);

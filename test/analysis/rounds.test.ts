@@ -216,7 +216,8 @@ describe('the rounds plan', () => {
     expect(refusal([`while ((await ${ASK()}).action === 'accept') {}`, 'return { content: [] };'])).toMatch(/^loop: .*loop's condition/);
     expect(refusal(['try { return { content: [] }; } finally {', `  await ${ASK()};`, '}'])).toMatch(/^unsupported-construct: .*finally block/);
     expect(refusal([`const first = await Promise.race([${ASK()}, ${ASK()}]);`, "return { content: [{ type: 'text', text: first.action }] };"])).toMatch(/^parallel: Promise\.race/);
-    expect(refusal([`await Promise.all(items.map(() => ${ASK()}));`, 'return { content: [] };'])).toMatch(/^parallel: .*\.map\(\)/);
+    expect(refusal([`await Promise.all(items.map(async () => { const a = await ${ASK()}; return a.action; }));`, 'return { content: [] };'])).toMatch(/^parallel: the \.map\(\) callback does more than return its question/);
+    expect(refusal([`await Promise.all(items.map(() => ${ASK()}));`, 'return { content: [] };'])).toBe('migrate');
   });
 });
 

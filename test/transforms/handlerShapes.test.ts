@@ -685,3 +685,26 @@ describe('a file that declares a name the rewrite imports from the SDK', () => {
     expect(result.sites.map(s => s.status)).toEqual(['migrated']);
   });
 });
+
+describe('a local set before a conditional question and read after the next question', () => {
+  it('is declared above the branches of the first question, so the round that asks the second can carry it', () => {
+    const ask = (message: string) => `ctx.mcpReq.elicitInput({ mode: 'form', message: '${message}', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } })`;
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import * as z from 'zod/v4';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.registerTool('go', { inputSchema: z.object({ ask: z.boolean() }) }, async ({ ask }, ctx) => {",
+      "  let answer: string = 'none';",
+      '  if (ask) {',
+      `    answer = (await ${ask('First?')}).action;`,
+      '  }',
+      `  const sure = await ${ask('Sure?')};`,
+      "  return { content: [{ type: 'text', text: answer + sure.action }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated', 'migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toMatch(/if \(state\?\.step !== 'sure'\) \{\n\s+let answer: string;\n/);
+    expect(result.text).toContain("requestState: await requestStateCodec.mint({ step: 'sure', call, answer }, ctx)");
+  });
+});

@@ -102,6 +102,12 @@ export class Generator {
     return this.f.createExpressionStatement(this.f.createParenthesizedExpression(this.f.createBinaryExpression(target, ts.SyntaxKind.EqualsToken, value)));
   }
 
+  /** `(a, b) => body` */
+  arrow(params: string[], body: ts.Expression): ts.ArrowFunction {
+    const parameters = params.map(name => this.f.createParameterDeclaration(undefined, undefined, name));
+    return this.f.createArrowFunction(undefined, undefined, parameters, undefined, undefined, body);
+  }
+
   ret(e: ts.Expression): ts.ReturnStatement {
     return this.f.createReturnStatement(e);
   }

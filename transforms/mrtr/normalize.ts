@@ -3,7 +3,9 @@ import type { FileAnalysis, HandlerPlan } from '../../src/analysis/index.js';
 import { conditionalOf, isStableReference } from '../../src/analysis/rounds.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { TS } from '../../src/analysis/types.js';
-import { LocalNames } from './rewriteHandler.js';
+import type { ListRound } from '../../src/analysis/flow.js';
+import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
+import { answerTypeOf, LocalNames } from './rewriteHandler.js';
 import { expressionBodyBlock, indentAt, literalRanges, reindentProtected, type Edit } from './text.js';
 
 /**
@@ -16,6 +18,9 @@ import { expressionBodyBlock, indentAt, literalRanges, reindentProtected, type E
  *   pages[pageIndex]; ... }`), the iterable held in a const first when it is not a plain name;
  * - a question in a conditional expression gets its own statement: `if (force || (await ask()).ok)`
  *   becomes `let condition = force; if (!condition) { condition = (await ask()).ok; } if (condition)`;
+ * - a question per item (`const answers = await Promise.all(items.map(item => ask(item)))`) is asked
+ *   only when there are items, as Promise.all([]) asked nothing: `let answers: ElicitResult[] = [];
+ *   if (items.length > 0) { answers = await Promise.all(...); }`;
  * - an arrow function's expression body becomes a block that returns it.
  *
  * The file is then analysed again and printed from the new plan; the analysis of the original
@@ -35,8 +40,9 @@ export interface NormalizeOptions {
 
 export function normalizeEdits(options: NormalizeOptions, analysis: FileAnalysis): Edit[] {
   const edits: Edit[] = [];
-  for (const plan of analysis.plans) edits.push(...blockBody(options, plan.handler.fn), ...handlerEdits(options, plan));
-  return edits;
+  const answerTypes = new Set<string>();
+  for (const plan of analysis.plans) edits.push(...blockBody(options, plan.handler.fn), ...handlerEdits(options, plan, answerTypes));
+  return [...edits, ...typeImports(options, answerTypes)];
 }
 
 /** `async () => await confirm()` → `async () => {\n  return await confirm();\n}`: the rounds are statements. */
@@ -45,7 +51,7 @@ function blockBody(o: NormalizeOptions, fn: ts.FunctionLikeDeclaration): Edit[] 
   return [expressionBodyBlock({ ...o, literals: literalRanges(o.ts, o.sourceFile) }, fn, [])];
 }
 
-function handlerEdits(o: NormalizeOptions, plan: HandlerPlan): Edit[] {
+function handlerEdits(o: NormalizeOptions, plan: HandlerPlan, answerTypes: Set<string>): Edit[] {
   const rounds = plan.rounds;
   if (!rounds) return [];
   const { ts } = o;
@@ -53,10 +59,98 @@ function handlerEdits(o: NormalizeOptions, plan: HandlerPlan): Edit[] {
   const edits: Edit[] = [];
   for (const loop of rounds.indexLoops) edits.push(...indexLoop(o, loop as ts.ForOfStatement | ts.ForInStatement, names));
   for (const s of rounds.suspensions) {
+    if (s.list) {
+      const question = s.questions[0]!.question;
+      edits.push(...listBranch(o, s.list, s.statement, names, answerTypeOf(ts, question), answerTypes));
+      continue;
+    }
     const conditional = conditionalOf(ts, s.awaited, s.statement);
     if (conditional) edits.push(...spill(o, conditional, s.statement, names));
   }
   return edits;
+}
+
+/**
+ * `const answers = await Promise.all(items.map(...))` → `let answers: ElicitResult[] = []; if
+ * (items.length > 0) { answers = await Promise.all(items.map(...)); }`. Promise.all of no promises
+ * asked nothing and went on; a round with no inputRequests cannot be returned, so that case keeps
+ * running in the first round. A list that is not a plain name is held in a const first (evaluated
+ * once, where it was).
+ */
+function listBranch(o: NormalizeOptions, list: ListRound, statement: ts.Statement, names: LocalNames, answerType: string, answerTypes: Set<string>): Edit[] {
+  const { ts, sourceFile, text } = o;
+  const nl = o.newline;
+  const indent = indentAt(text, statement.getStart(sourceFile));
+  const inner = indent + o.unit;
+  const literals = literalRanges(ts, sourceFile);
+  const slice = (start: number, end: number): { text: string; protect: Array<[number, number]> } =>
+    ({ text: text.slice(start, end), protect: literals.filter(([a, b]) => a >= start && b <= end).map(([a, b]) => [a - start, b - start] as [number, number]) });
+  const before: string[] = [];
+  let array = list.list.getText(sourceFile);
+  let awaited = slice(list.awaited.getStart(sourceFile), list.awaited.getEnd());
+  if (!isStableReference(ts, list.list)) {
+    const callback = list.callback.parameters[0]?.name;
+    const element = callback && ts.isIdentifier(callback) ? callback.text : 'item';
+    // `tags.filter(...).map(tag => ...)`: `tags` is taken, `tagList` reads better than `tags2`.
+    const held = names.take(names.has(pluralOf(element)) && !names.has(`${element}List`) ? `${element}List` : pluralOf(element));
+    before.push(`const ${held} = ${reindentProtected(slice(list.list.getStart(sourceFile), list.list.getEnd()), indentAt(text, list.list.getStart(sourceFile)), indent).text};`);
+    const at = list.list.getStart(sourceFile) - list.awaited.getStart(sourceFile);
+    const cut = list.list.getEnd() - list.list.getStart(sourceFile);
+    awaited = { text: awaited.text.slice(0, at) + held + awaited.text.slice(at + cut), protect: awaited.protect.filter(([a]) => a < at).concat(awaited.protect.filter(([a]) => a >= at + cut).map(([a, b]) => [a - cut + held.length, b - cut + held.length] as [number, number])) };
+    array = held;
+  }
+  const asked = reindentProtected(awaited, indentAt(text, statement.getStart(sourceFile)), inner).text;
+  const lines = (list: string[]): string => list.join(`${nl}${indent}`);
+  const edit = (branch: string[]): Edit[] => {
+    const all = [...before, ...branch];
+    // A statement in a branch without braces becomes a block: several statements replace it.
+    const bare = !ts.isBlock(statement.parent) && !ts.isSourceFile(statement.parent) && !ts.isCaseClause(statement.parent) && !ts.isDefaultClause(statement.parent);
+    const body = bare ? ['{', ...all.map(l => `${o.unit}${l}`), '}'] : all;
+    return [{ start: statement.getStart(sourceFile), end: statement.getEnd(), text: lines(body) }];
+  };
+  const condition = `if (${array}.length > 0) {`;
+  if (ts.isExpressionStatement(statement)) {
+    const e = skipOuter(ts, statement.expression);
+    if (ts.isBinaryExpression(e)) {
+      const target = e.left.getText(sourceFile);
+      return edit([condition, `${o.unit}${target} = ${asked};`, '} else {', `${o.unit}${target} = [];`, '}']);
+    }
+    return edit([condition, `${o.unit}${asked};`, '}']);
+  }
+  const d = (statement as ts.VariableStatement).declarationList.declarations[0]!;
+  const name = (d.name as ts.Identifier).text;
+  let type = '';
+  if (d.type) type = `: ${d.type.getText(sourceFile)}`;
+  else if (!isJavaScriptFile(sourceFile.fileName)) {
+    for (const t of answerType.split(' | ')) answerTypes.add(t);
+    const element = answerType.includes('|') ? `(${answerType})` : answerType;
+    type = list.combinator === 'allSettled' ? `: PromiseSettledResult<${answerType}>[]` : `: ${element}[]`;
+  }
+  return edit([`let ${name}${type} = [];`, condition, `${o.unit}${name} = ${asked};`, '}']);
+}
+
+/** The SDK's answer types a lowered list round names, imported from the SDK where the file does not have them yet. */
+function typeImports(o: NormalizeOptions, types: ReadonlySet<string>): Edit[] {
+  const { ts, sourceFile } = o;
+  const imported = new Set<string>();
+  for (const s of sourceFile.statements) {
+    const bindings = ts.isImportDeclaration(s) ? s.importClause?.namedBindings : undefined;
+    if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) imported.add(e.name.text);
+  }
+  const missing = [...types].filter(t => !imported.has(t)).sort();
+  if (missing.length === 0) return [];
+  const sdk = sourceFile.statements.find((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) &&
+    s.moduleSpecifier.text === '@modelcontextprotocol/server' && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
+  const named = sdk?.importClause!.namedBindings as ts.NamedImports | undefined;
+  const last = named?.elements[named.elements.length - 1];
+  if (sdk && last) {
+    const typeOnly = sdk.importClause!.isTypeOnly;
+    return [{ start: last.getEnd(), end: last.getEnd(), text: missing.map(t => `, ${typeOnly ? '' : 'type '}${t}`).join('') }];
+  }
+  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+  const at = imports.length > 0 ? imports[imports.length - 1]!.getEnd() : 0;
+  const line = `import type { ${missing.join(', ')} } from '@modelcontextprotocol/server';`;
+  return [{ start: at, end: at, text: at === 0 ? `${line}${o.newline}` : `${o.newline}${line}` }];
 }
 
 /** A name for the array a loop walks, from its element's name: `page` → `pages`. */

@@ -14,7 +14,7 @@ import {
   answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, quoteLike, uniqueStep, widenReturnType,
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
-import { caseLabelName, indentAt, type Edit } from './text.js';
+import { caseLabelName, indentAt, reindentProtected, type Edit } from './text.js';
 
 /**
  * Prints one handler from its rounds plan (src/analysis/rounds.ts), in the shape of the SDK guide:
@@ -97,10 +97,15 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   if (suspensions.some(s => !s.requestRebuilt)) sdkTypes.add('InputRequest');
   const allSteps = new Set(suspensions.map(s => s.step));
   const byStatement = new Map<ts.Node, Susp>(suspensions.map(s => [s.statement, s]));
-  const names = new Map<Susp, { request: string[]; response: string[] }>(suspensions.map(s => [s, {
+  const names = new Map<Susp, { request: string[]; response: string[] }>(suspensions.map(s => [s, s.list ? {
+    request: [locals.take(locals.has(`${s.step}Requests`) ? `${s.step}InputRequests` : `${s.step}Requests`)],
+    response: [locals.take(`${s.step}Responses`)],
+  } : {
     request: s.questions.map(q => locals.take(locals.has(`${q.key}Request`) ? `${q.key}InputRequest` : `${q.key}Request`)),
     response: s.questions.map(q => locals.take(`${q.key}Response`)),
   }]));
+  /** The parameters of the callbacks a list round is read and asked again with (scoped to them, but never a handler's name). */
+  const listParams = suspensions.some(s => s.list) ? { request: locals.take('request'), index: locals.take('index'), response: locals.take('response') } : undefined;
   /** In a loop: the state of the round a suspension resumes, taken from `resuming` as it is read. */
   const resumedVars = new Map<Susp, string>();
   const resumedVar = (s: Susp): string => resumedVars.get(s) ?? resumedVars.set(s, locals.take(`${s.step}State`)).get(s)!;
@@ -342,6 +347,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   /** The first round's end at a question: build each request, mint the state with what the rest needs. */
   const askPieces = (s: Susp, withComments = true): Piece[] => {
+    if (s.list) return askListPieces(s, s.list, withComments);
     const n = names.get(s)!;
     const statements: ts.Statement[] = s.questions.map((q, i) => gen.declare('const', n.request[i]!, requestOf(q.question)));
     const stateFields: Array<[string, ts.Expression] | string> = [['step', gen.str(s.step)], ['call', gen.id(callVar)]];
@@ -359,6 +365,78 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     statements.push(...endRound(requests, gen.object(stateFields)));
     // The question's own leading comments stay with it.
     return [...(withComments ? leadingComments(s.statement) : []), { kind: 'chunk', chunk: gen.print(statements) }];
+  };
+
+  /** `Object.fromEntries(requests.map((request, index) => [`<step>-${index}`, request] as const))`: one key per item. */
+  const keyedRequests = (s: Susp, requests: ts.Expression): ts.Expression => {
+    const p = listParams!;
+    const key = f.createTemplateExpression(f.createTemplateHead(`${s.step}-`), [f.createTemplateSpan(gen.id(p.index), f.createTemplateTail(''))]);
+    const entry = f.createAsExpression(f.createArrayLiteralExpression([key, gen.id(p.request)]), f.createTypeReferenceNode('const'));
+    return gen.call('Object.fromEntries', [gen.call(f.createPropertyAccessExpression(requests, 'map'), [gen.arrow([p.request, p.index], entry)])]);
+  };
+
+  /**
+   * A question per item: `const answersRequests = items.map((item) => inputRequired.elicit(...))`, the
+   * callback as written with its question turned into the request, every request under its own key.
+   */
+  const askListPieces = (s: Susp, list: NonNullable<Susp['list']>, withComments: boolean): Piece[] => {
+    const n = names.get(s)!;
+    const q = s.questions[0]!.question;
+    // Printed from column 0: its lines move to where the question's lines were.
+    const request = reindentProtected(gen.expression(requestOf(q)), '', indentAt(text, list.returned.getStart(sourceFile)));
+    const edits: Array<Edit & { protect?: Array<[number, number]> }> = [{ start: list.returned.getStart(sourceFile), end: list.returned.getEnd(), text: request.text, protect: request.protect }];
+    // The request is built, not awaited: an async callback would make it a promise.
+    const asyncModifier = list.callback.modifiers?.find(m => m.kind === ts.SyntaxKind.AsyncKeyword);
+    if (asyncModifier) edits.push({ start: asyncModifier.getStart(sourceFile), end: asyncModifier.getEnd() + (/^\s+/.exec(text.slice(asyncModifier.getEnd()))?.[0].length ?? 0), text: '' });
+    const built = gen.slot(original(list.map.getStart(sourceFile), list.map.getEnd(), [...edits, ...guards]));
+    const stateFields: Array<[string, ts.Expression] | string> = [['step', gen.str(s.step)], ['call', gen.id(callVar)], ['requests', gen.id(n.request[0]!)]];
+    for (const l of carried(s)) {
+      const { key, name } = keyed(l.name);
+      stateFields.push(key === name ? name : [key, gen.id(name)]);
+    }
+    const statements = [gen.declare('const', n.request[0]!, built), ...endRound(keyedRequests(s, gen.id(n.request[0]!)), gen.object(stateFields))];
+    return [...(withComments ? leadingComments(s.statement) : []), { kind: 'chunk', chunk: gen.print(statements) }];
+  };
+
+  /** Reads a list round's answers, one per request the state carries; asks again when any is missing. */
+  const readListPieces = (s: Susp, d: string, taken: ts.Statement[]): Piece[] => {
+    const n = names.get(s)!;
+    const p = listParams!;
+    const q = s.questions[0]!;
+    const responses = f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(ctxName), 'mcpReq'), 'inputResponses');
+    const requests = f.createPropertyAccessExpression(gen.id(d), 'requests');
+    const key = f.createTemplateExpression(f.createTemplateHead(`${s.step}-`), [f.createTemplateSpan(gen.id(p.index), f.createTemplateTail(''))]);
+    const validated = q.question.kind === 'elicitation' && VALIDATING_APIS.has(q.question.raw.api);
+    let read: ts.Expression;
+    if (validated) {
+      usesElicitAnswerOf = true;
+      read = gen.call(env.module.elicitAnswerOf, [responses, key, gen.id(p.request)]);
+    } else {
+      sdkValues.add('inputResponse');
+      read = gen.call('inputResponse', [responses, key]);
+    }
+    const reader = gen.arrow([validated ? p.request : `_${p.request}`, p.index], read);
+    const kind = (e: ts.Expression): ts.Expression => f.createPropertyAccessExpression(e, 'kind');
+    const missing = gen.call(f.createPropertyAccessExpression(gen.id(n.response[0]!), 'some'), [
+      gen.arrow([p.response], f.createStrictInequality(kind(gen.id(p.response)), gen.str(VIEW_KIND[q.question.kind]))),
+    ]);
+    const askAgain = endRound(keyedRequests(s, requests), gen.id(d));
+    gen.comment(askAgain[0]!, 'The retry came without this round\'s answers: ask again.');
+    const statements = [...taken, gen.declare('const', n.response[0]!, gen.call(f.createPropertyAccessExpression(requests, 'map'), [reader])), f.createIfStatement(missing, f.createBlock(askAgain, true))];
+    return [{ kind: 'chunk', chunk: gen.print(statements) }];
+  };
+
+  /** `answersResponses.flatMap(response => response.kind === 'elicit' ? [elicitResultOf(response)] : [])`: every one is, once read. */
+  const listAnswer = (s: Susp): ts.Expression => {
+    const p = listParams!;
+    const q = s.questions[0]!.question;
+    const value = answerOf(q, p.response);
+    const item = s.combinator === 'allSettled'
+      ? gen.object([['status', f.createAsExpression(gen.str('fulfilled'), f.createTypeReferenceNode('const'))], ['value', value]])
+      : value;
+    const each = f.createConditionalExpression(f.createStrictEquality(f.createPropertyAccessExpression(gen.id(p.response), 'kind'), gen.str(VIEW_KIND[q.kind])),
+      undefined, f.createArrayLiteralExpression([item]), undefined, f.createArrayLiteralExpression([]));
+    return gen.call(f.createPropertyAccessExpression(gen.id(names.get(s)!.response[0]!), 'flatMap'), [gen.arrow([p.response], each)]);
   };
 
   /** What the answer read from this round's inputResponses stands for where the await was. */
@@ -394,6 +472,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const taken = cx.dynamic
       ? [gen.declare('const', d, gen.id(resumingVar!)), gen.comment(gen.stmt(f.createAssignment(gen.id(resumingVar!), gen.id('undefined'))), 'Resumed: the next iterations run as in the first round.')]
       : [];
+    if (s.list) return readListPieces(s, d, taken);
     const responses = f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(ctxName), 'mcpReq'), 'inputResponses');
     const askedWith = (q: Susp['questions'][number], i: number): ts.Expression => s.requestRebuilt ? gen.id(n.request[i]!) : s.combinator
       ? f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(d), 'requests'), q.key)
@@ -430,7 +509,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const bindPieces = (s: Susp, cx: Cx): Piece[] => {
     const n = names.get(s)!;
     let answer: ts.Expression;
-    if (s.combinator) {
+    if (s.list) answer = listAnswer(s);
+    else if (s.combinator) {
       const values = s.questions.map((q, i) => answerOf(q.question, n.response[i]!));
       answer = f.createArrayLiteralExpression(s.combinator === 'all' ? values : values.map(v => gen.object([
         ['status', f.createAsExpression(gen.str('fulfilled'), f.createTypeReferenceNode('const'))], ['value', v]])));
@@ -550,7 +630,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
     // Two copies: the rounds that do not resume here run `before` and the pivot's first-round form.
     const hoist = runsBefore && completesNormally(rounds.flow, pivot)
-      ? new Set(before.flatMap(st => declaredDecls(ts, st, rounds.flow)).filter(d => referencedIn(d, [...after, ...later])))
+      ? new Set(before.flatMap(st => declaredDecls(ts, st, rounds.flow)).filter(d => referencedIn(d, [...after, ...later]) || carriedByAsk(d, later)))
       : new Set<LocalDecl>();
     const inner: Cx = { ...cx, hoisted: new Set([...cx.hoisted, ...hoist]) };
     const resumed = resumeAt(pivot, before, after, here, narrow(inner, here));
@@ -657,6 +737,10 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     }
     return undefined;
   };
+
+  /** Whether the first-round form of a question among `nodes` puts `decl` into the state it mints (its ask reads it). */
+  const carriedByAsk = (decl: LocalDecl, nodes: readonly ts.Node[]): boolean =>
+    nodes.some(n => within(n, suspensions).some(s => carried(s).some(l => declOf(s, l) === decl)));
 
   const referencedIn = (decl: LocalDecl, nodes: readonly ts.Node[]): boolean => {
     let found = false;
@@ -1119,7 +1203,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   function stateType(): string {
     const members = suspensions.map(s => {
-      const requests = s.requestRebuilt ? [] : [s.combinator ? `requests: { ${s.questions.map(q => `${q.key}: InputRequest`).join('; ')} }` : 'request: InputRequest'];
+      const requests = s.requestRebuilt ? [] : [s.list ? 'requests: InputRequest[]' : s.combinator ? `requests: { ${s.questions.map(q => `${q.key}: InputRequest`).join('; ')} }` : 'request: InputRequest'];
       const fields = [`step: '${s.step}'`, 'call: string', ...requests, ...statePayload.get(s)!.map(c => `${keyed(c.name).key}: ${c.type}`)];
       return `${env.unit}| { ${fields.join('; ')} }`;
     });
