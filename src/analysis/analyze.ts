@@ -116,8 +116,8 @@ interface Facts {
   live: LiveLocalsResult | undefined;
   effects: string[];
   options: CallOptions;
-  /** The question is an asking helper's call (its push call is inside the helper). */
-  viaHelper: boolean;
+  /** The question is an asking helper's call (its push call is inside the helper): that helper's split. */
+  viaHelper: HelperSplit | undefined;
 }
 
 export function analyzeFile(options: AnalyzeOptions): FileAnalysis {
@@ -237,7 +237,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   const isQuietCall = (node: ts.Node): boolean => questionCalls.has(node) || guardCalls.has(node) || mappedQuestion(ts, node, call => questionCalls.has(call));
 
   /** `reevaluated`: for an asking helper's call, the arguments its result part gets again on resume. */
-  const factsAt = (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]): Facts => {
+  const factsAt = (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[], split?: HelperSplit): Facts => {
     const boundary = context.type === 'handler' ? context.handler.fn : context.type === 'helper' ? context.helper : undefined;
     const flow = boundary ? analyzeFlow(ts, call, boundary) : undefined;
     let live: LiveLocalsResult | undefined;
@@ -249,7 +249,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
       });
       effects = sideEffectsBefore(ts, boundary, flow.statement, flow.awaited, call, isQuietCall, checker);
     }
-    return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker), viaHelper: reevaluated !== undefined };
+    return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker), viaHelper: split };
   };
   const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
 
@@ -313,7 +313,7 @@ interface ChainContext {
   resolverOf: (node: ts.Node) => SdkResolver;
   reachingCalls: (fn: ts.FunctionLikeDeclaration) => ts.CallExpression[];
   contexts: ContextFinder;
-  factsAt: (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[]) => Facts;
+  factsAt: (raw: RawSite, context: SiteContext, call: ts.CallExpression | ts.NewExpression, reevaluated?: ts.Node[], split?: HelperSplit) => Facts;
   facts: Facts[];
 }
 
@@ -379,7 +379,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
     let verdict: Verdict;
     if (context.type === 'handler') {
       const reevaluated = split.identity ? [] : split.resultParams.map(i => caller.arguments[i]).filter((a): a is ts.Expression => !!a);
-      const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated);
+      const callerFacts = factsAt({ ...split.raw, node: caller, call: caller }, context, caller, reevaluated, split);
       verdict = verdictFor(ts, callerFacts, facts, resolverOf(caller), checker);
       if (verdict.kind === 'migrate') result.handlerQuestions.push({ call: caller, split, facts: callerFacts });
     } else {
@@ -499,8 +499,12 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (flow?.list && (inHelper || context.type === 'helper')) {
     return refuse('parallel', 'a question per item (Promise.all over .map()) is asked inside a helper function; such a round is built in the handler itself: move the Promise.all there.');
   }
-  if (flow?.list && f.viaHelper) {
-    return refuse('parallel', 'a question per item (Promise.all over .map()) is asked through a helper function; such a round is built only from the push call itself: call elicitInput() (or createMessage()) in the .map() callback.');
+  // A helper that returns its answer as it is asks per item like the push call: its request part builds each request.
+  if (flow?.list && f.viaHelper && !f.viaHelper.identity) {
+    return refuse('parallel', `a question per item (Promise.all over .map()) is asked through helper ${f.viaHelper.name}(), which works on the answer before it returns; its result part would have to run per item on resume. Return the answer itself from the helper, or ask in a loop.`);
+  }
+  if (flow?.list && f.viaHelper?.requestAsync) {
+    return refuse('parallel', `a question per item (Promise.all over .map()) is asked through helper ${f.viaHelper.name}(), which awaits other work before its question; each item's request would have to be awaited first. Do that work before the Promise.all.`);
   }
   const items = flow?.list && !('problem' in flow.list) ? flow.list.list : undefined;
   if (items && checker) {

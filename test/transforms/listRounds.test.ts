@@ -90,6 +90,23 @@ describe('a question per item and a question after it', () => {
   });
 });
 
+describe('a question per item in v1 code', () => {
+  it('migrates after the SDK upgrade', () => {
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { z } from 'zod';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.tool('go', { ids: z.array(z.string()) }, async ({ ids }) => {",
+      "  const answers = await Promise.all(ids.map(id => server.server.elicitInput({ message: `Drop ${id}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } })));",
+      "  return { content: [{ type: 'text', text: answers.map(a => a.action).join(',') }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toMatch(/const answersRequests = ids\.map\(id => inputRequired\.elicit\(\{ message: `Drop \$\{id\}\?`/);
+  });
+});
+
 describe('a question per item in JavaScript', () => {
   it('is written without types', () => {
     const result = runPipeline(join(import.meta.dirname, '../../fixtures/__shape_snippet__.mjs'), [
@@ -129,18 +146,39 @@ describe('a question per item the rewrite refuses', () => {
       .toEqual(['parallel', expect.stringMatching(/is not a plain \.map\(\) with one callback/)]);
   });
 
-  it('refuses a helper asked per item', () => {
-    const result = runPipeline(file, [
+  it('refuses a helper that works on its answer, or awaits other work first', () => {
+    const helper = (body: string) => runPipeline(file, [
       "import { McpServer, type ServerContext } from '@modelcontextprotocol/server';",
       "import * as z from 'zod/v4';",
       "export const server = new McpServer({ name: 'n', version: '1' });",
-      `async function confirm(ctx: ServerContext, id: string) { return await ${ask('id')}; }`,
+      'declare function lookUp(id: string): Promise<string>;',
+      `async function confirm(ctx: ServerContext, id: string) { ${body} }`,
       "server.registerTool('go', { inputSchema: z.object({ ids: z.array(z.string()) }) }, async ({ ids }, ctx) => {",
       '  const all = await Promise.all(ids.map(id => confirm(ctx, id)));',
       "  return { content: [{ type: 'text', text: String(all.length) }] };",
       '});',
+    ].join('\n')).sites.map(s => [s.status, s.reason, s.hint?.replace(/ \(where .*$/, '')]);
+    expect(helper(`const answer = await ${ask('id')}; return answer.action === 'accept';`))
+      .toEqual([['refused', 'parallel', expect.stringMatching(/through helper confirm\(\), which works on the answer before it returns/)]]);
+    expect(helper(`const name = await lookUp(id); return await ${ask('name')};`))
+      .toEqual([['refused', 'parallel', expect.stringMatching(/through helper confirm\(\), which awaits other work before its question/)]]);
+  });
+});
+
+describe('a question per item through a helper that returns its answer', () => {
+  it('builds each request with the helper\'s request part', () => {
+    const result = runPipeline(file, [
+      "import { McpServer, type ServerContext } from '@modelcontextprotocol/server';",
+      "import * as z from 'zod/v4';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      `async function confirm(ctx: ServerContext, id: string) { return await ${ask('`Drop ${id}?`')}; }`,
+      "server.registerTool('go', { inputSchema: z.object({ ids: z.array(z.string()) }) }, async ({ ids }, ctx) => {",
+      '  const all = await Promise.all(ids.map(id => confirm(ctx, id)));',
+      "  return { content: [{ type: 'text', text: all.map(a => a.action).join(',') }] };",
+      '});',
     ].join('\n'));
-    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'parallel']]);
-    expect(result.sites[0]!.hint).toMatch(/asked through a helper function/);
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toMatch(/const allRequests = ids\.map\(id => confirmRequest\(id\)\);/);
   });
 });

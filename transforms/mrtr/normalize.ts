@@ -121,7 +121,8 @@ function listBranch(o: NormalizeOptions, list: ListRound, statement: ts.Statemen
   const name = (d.name as ts.Identifier).text;
   let type = '';
   if (d.type) type = `: ${d.type.getText(sourceFile)}`;
-  else if (!isJavaScriptFile(sourceFile.fileName)) {
+  // JavaScript has no annotation; a script without imports gets none either (an import would make it a module).
+  else if (!isJavaScriptFile(sourceFile.fileName) && sourceFile.statements.some(s => ts.isImportDeclaration(s))) {
     for (const t of answerType.split(' | ')) answerTypes.add(t);
     const element = answerType.includes('|') ? `(${answerType})` : answerType;
     type = list.combinator === 'allSettled' ? `: PromiseSettledResult<${answerType}>[]` : `: ${element}[]`;
@@ -129,7 +130,10 @@ function listBranch(o: NormalizeOptions, list: ListRound, statement: ts.Statemen
   return edit([`let ${name}${type} = [];`, condition, `${o.unit}${name} = ${asked};`, '}']);
 }
 
-/** The SDK's answer types a lowered list round names, imported from the SDK where the file does not have them yet. */
+/**
+ * The SDK's answer types a lowered list round names, imported from the SDK where the file does not
+ * have them yet (only files with imports are annotated, see listBranch).
+ */
 function typeImports(o: NormalizeOptions, types: ReadonlySet<string>): Edit[] {
   const { ts, sourceFile } = o;
   const imported = new Set<string>();
@@ -142,15 +146,15 @@ function typeImports(o: NormalizeOptions, types: ReadonlySet<string>): Edit[] {
   const sdk = sourceFile.statements.find((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) &&
     s.moduleSpecifier.text === '@modelcontextprotocol/server' && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
   const named = sdk?.importClause!.namedBindings as ts.NamedImports | undefined;
-  const last = named?.elements[named.elements.length - 1];
-  if (sdk && last) {
+  const lastName = named?.elements[named.elements.length - 1];
+  if (sdk && lastName) {
     const typeOnly = sdk.importClause!.isTypeOnly;
-    return [{ start: last.getEnd(), end: last.getEnd(), text: missing.map(t => `, ${typeOnly ? '' : 'type '}${t}`).join('') }];
+    return [{ start: lastName.getEnd(), end: lastName.getEnd(), text: missing.map(t => `, ${typeOnly ? '' : 'type '}${t}`).join('') }];
   }
-  const imports = sourceFile.statements.filter(ts.isImportDeclaration);
-  const at = imports.length > 0 ? imports[imports.length - 1]!.getEnd() : 0;
-  const line = `import type { ${missing.join(', ')} } from '@modelcontextprotocol/server';`;
-  return [{ start: at, end: at, text: at === 0 ? `${line}${o.newline}` : `${o.newline}${line}` }];
+  const imports = sourceFile.statements.filter(s => ts.isImportDeclaration(s));
+  const last = imports[imports.length - 1] as ts.ImportDeclaration;
+  const quote = last.moduleSpecifier.getText(sourceFile)[0];
+  return [{ start: last.getEnd(), end: last.getEnd(), text: `${o.newline}import type { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};` }];
 }
 
 /** A name for the array a loop walks, from its element's name: `page` → `pages`. */
