@@ -123,6 +123,11 @@ export function listRoundOf(ts: TS, call: ts.Expression, boundary: ts.FunctionLi
   if (!returned || returned.question !== call) {
     return { problem: 'the .map() callback does more than return its question; build what the question needs before the Promise.all, and let the callback only return the question (`items.map(item => ask(item))`).' };
   }
+  // The requests are built in a plain callback (`items.map(item => inputRequired.elicit(...))`): nothing in them may wait.
+  const waits = awaitInside(ts, call);
+  if (waits) {
+    return { problem: `the question's arguments wait for \`${waits.getText().slice(0, 40)}\` inside the .map() callback; await that for every item before the Promise.all.` };
+  }
   let awaitedNode: ts.Node = combinator;
   while (awaitedNode.parent && (ts.isParenthesizedExpression(awaitedNode.parent) || ts.isAsExpression(awaitedNode.parent))) awaitedNode = awaitedNode.parent;
   const awaited = awaitedNode.parent;
@@ -140,6 +145,18 @@ export function mappedQuestion(ts: TS, node: ts.Node, isQuestion: (call: ts.Node
   if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== 'map' || !(ts.isArrowFunction(callback) || ts.isFunctionExpression(callback))) return false;
   const returned = returnedQuestion(ts, callback);
   return !!returned && isQuestion(returned.question);
+}
+
+/** An `await` in `node` outside the functions nested in it. */
+function awaitInside(ts: TS, node: ts.Node): ts.AwaitExpression | undefined {
+  let found: ts.AwaitExpression | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found || isFunctionLike(ts, n)) return;
+    if (ts.isAwaitExpression(n)) found = n;
+    else n.forEachChild(visit);
+  };
+  node.forEachChild(visit);
+  return found;
 }
 
 /**

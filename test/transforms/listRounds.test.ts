@@ -63,14 +63,14 @@ describe('a question per item', () => {
     expect(assigned.text).toMatch(/if \(ids\.length > 0\) \{\n\s+const pickedRequests = [^\n]+\n(?:[^\n]+\n){4}\s+\} else \{\n\s+picked = \[\];/);
 
     const dropped = runPipeline(file, tool(
-      `await Promise.all(ids.map(async id => await ${ask('id')}));`,
+      `await Promise.all(ids.map(async (id): Promise<{ action: string }> => await ${ask('id')}));`,
       "return { content: [{ type: 'text', text: 'asked' }] };",
     ));
     expect(dropped.sites.map(s => s.status)).toEqual(['migrated']);
     expect(dropped.typeErrors).toEqual([]);
-    // The request is built, not awaited: the callback loses its async and await.
-    expect(dropped.text).toMatch(/const \w+Requests = ids\.map\(id => inputRequired\.elicit\(/);
-    expect(dropped.text).not.toContain('async id');
+    // The request is built, not awaited: the callback loses its async, its await and its return type.
+    expect(dropped.text).toMatch(/const \w+Requests = ids\.map\(\(id\) => inputRequired\.elicit\(/);
+    expect(dropped.text).not.toMatch(/async \(id\)|Promise<\{ action/);
   });
 });
 
@@ -142,6 +142,8 @@ describe('a question per item the rewrite refuses', () => {
       .toEqual(['unsupported-construct', expect.stringMatching(/^the answers of a question per item are used inside a larger statement/)]);
     expect(refusal('const queue = { map<T>(f: (id: string) => T): T[] { return [f(repo)]; } };', `const all = await Promise.all(queue.map(id => ${ask('id')}));`))
       .toEqual(['parallel', expect.stringMatching(/^`queue` is not an array/)]);
+    expect(refusal('declare function label(id: string): Promise<string>;', `const all = await Promise.all(ids.map(async id => ${ask('await label(id)')}));`))
+      .toEqual(['parallel', expect.stringMatching(/^the question's arguments wait for `await label\(id\)` inside the \.map\(\) callback/)]);
     expect(refusal(`const all = await Promise.all(ids.map(id => ${ask('id')}, undefined));`))
       .toEqual(['parallel', expect.stringMatching(/is not a plain \.map\(\) with one callback/)]);
   });

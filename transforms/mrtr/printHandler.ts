@@ -345,6 +345,12 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     ];
   };
 
+  /** The state's fields for the locals a suspension carries (`name`, or `key: name` where the state keeps the name). */
+  const carriedFields = (s: Susp): Array<[string, ts.Expression] | string> => carried(s).map(l => {
+    const { key, name } = keyed(l.name);
+    return key === name ? name : [key, gen.id(name)];
+  });
+
   /** The first round's end at a question: build each request, mint the state with what the rest needs. */
   const askPieces = (s: Susp, withComments = true): Piece[] => {
     if (s.list) return askListPieces(s, s.list, withComments);
@@ -357,21 +363,21 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
         ? ['requests', gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]))]
         : ['request', gen.id(n.request[0]!)]);
     }
-    for (const l of carried(s)) {
-      const { key, name } = keyed(l.name);
-      stateFields.push(key === name ? name : [key, gen.id(name)]);
-    }
+    stateFields.push(...carriedFields(s));
     const requests = gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]));
     statements.push(...endRound(requests, gen.object(stateFields)));
     // The question's own leading comments stay with it.
     return [...(withComments ? leadingComments(s.statement) : []), { kind: 'chunk', chunk: gen.print(statements) }];
   };
 
+  /** `` `<step>-${index}` ``: the inputRequests key of one item of a list round. */
+  const listKey = (s: Susp): ts.Expression =>
+    f.createTemplateExpression(f.createTemplateHead(`${s.step}-`), [f.createTemplateSpan(gen.id(listParams!.index), f.createTemplateTail(''))]);
+
   /** `Object.fromEntries(requests.map((request, index) => [`<step>-${index}`, request] as const))`: one key per item. */
   const keyedRequests = (s: Susp, requests: ts.Expression): ts.Expression => {
     const p = listParams!;
-    const key = f.createTemplateExpression(f.createTemplateHead(`${s.step}-`), [f.createTemplateSpan(gen.id(p.index), f.createTemplateTail(''))]);
-    const entry = f.createAsExpression(f.createArrayLiteralExpression([key, gen.id(p.request)]), f.createTypeReferenceNode('const'));
+    const entry = f.createAsExpression(f.createArrayLiteralExpression([listKey(s), gen.id(p.request)]), f.createTypeReferenceNode('const'));
     return gen.call('Object.fromEntries', [gen.call(f.createPropertyAccessExpression(requests, 'map'), [gen.arrow([p.request, p.index], entry)])]);
   };
 
@@ -388,12 +394,11 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     // The request is built, not awaited: an async callback would make it a promise.
     const asyncModifier = list.callback.modifiers?.find(m => m.kind === ts.SyntaxKind.AsyncKeyword);
     if (asyncModifier) edits.push({ start: asyncModifier.getStart(sourceFile), end: asyncModifier.getEnd() + (/^\s+/.exec(text.slice(asyncModifier.getEnd()))?.[0].length ?? 0), text: '' });
+    // A declared return type (`(item): Promise<ElicitResult> =>`) was the question's, not the request's.
+    const returnType = list.callback.type;
+    if (returnType) edits.push({ start: text.lastIndexOf(':', returnType.getStart(sourceFile)), end: returnType.getEnd(), text: '' });
     const built = gen.slot(original(list.map.getStart(sourceFile), list.map.getEnd(), [...edits, ...guards]));
-    const stateFields: Array<[string, ts.Expression] | string> = [['step', gen.str(s.step)], ['call', gen.id(callVar)], ['requests', gen.id(n.request[0]!)]];
-    for (const l of carried(s)) {
-      const { key, name } = keyed(l.name);
-      stateFields.push(key === name ? name : [key, gen.id(name)]);
-    }
+    const stateFields: Array<[string, ts.Expression] | string> = [['step', gen.str(s.step)], ['call', gen.id(callVar)], ['requests', gen.id(n.request[0]!)], ...carriedFields(s)];
     const statements = [gen.declare('const', n.request[0]!, built), ...endRound(keyedRequests(s, gen.id(n.request[0]!)), gen.object(stateFields))];
     return [...(withComments ? leadingComments(s.statement) : []), { kind: 'chunk', chunk: gen.print(statements) }];
   };
@@ -405,7 +410,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const q = s.questions[0]!;
     const responses = f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(ctxName), 'mcpReq'), 'inputResponses');
     const requests = f.createPropertyAccessExpression(gen.id(d), 'requests');
-    const key = f.createTemplateExpression(f.createTemplateHead(`${s.step}-`), [f.createTemplateSpan(gen.id(p.index), f.createTemplateTail(''))]);
+    const key = listKey(s);
     const validated = q.question.kind === 'elicitation' && VALIDATING_APIS.has(q.question.raw.api);
     let read: ts.Expression;
     if (validated) {
