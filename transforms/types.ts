@@ -71,5 +71,6 @@ export interface TransformResult {
   /** Sites found in the file, with what became of them (MRTR rewrite only). */
   sites: SiteReport[];
   /** Handlers already in the multi round-trip form. */
-  alreadyMigrated: { line: number; method: string; name: string | undefined }[];
+  /** `dualEra`: its push calls serve 2025-era connections beside its own inputRequired path (left as they are). */
+  alreadyMigrated: { line: number; method: string; name: string | undefined; dualEra: boolean }[];
 }

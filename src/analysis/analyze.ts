@@ -1,8 +1,9 @@
 import type * as ts from 'typescript';
 import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
-import { bindingIdentifiers, resolveIdentifier, resolveName } from './scope.js';
+import { bindingIdentifiers, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { detectSites, type RawSite } from './detect.js';
+import { isDualEraPush } from './dualEra.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, mappedQuestion, type AnswerForm, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
@@ -98,6 +99,8 @@ export interface FileAnalysis {
   typed: boolean;
   /** The file's `// mrtr-migrate-ignore` comments and the sites each suppresses. */
   suppressions: Suppression[];
+  /** Handlers whose push calls serve only 2025-era connections beside their own inputRequired path (dualEra.ts): not sites. */
+  dualEra: ts.FunctionLikeDeclaration[];
 }
 
 /** One file of the analysis: its resolver, its handlers, and its sites once detected. */
@@ -107,6 +110,8 @@ interface FileScope {
   handlers: Handler[];
   index: Map<ts.FunctionLikeDeclaration, Handler>;
   raws: RawSite[] | undefined;
+  /** Handlers whose push calls were left out as dual-era. */
+  dualEra: Set<ts.FunctionLikeDeclaration>;
 }
 
 interface Facts {
@@ -153,13 +158,19 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
         },
       };
       resolver.resetMemo();
-      scopes.set(file, (scope = { file, resolver, handlers, index, raws: undefined }));
+      scopes.set(file, (scope = { file, resolver, handlers, index, raws: undefined, dualEra: new Set() }));
     }
     return scope;
   };
   const rawsOf = (file: ts.SourceFile): RawSite[] => {
     const scope = scopeOf(file);
-    scope.raws ??= detectSites(ts, file, scope.resolver);
+    // A dual-era handler's push calls on 2025-era connections are already migrated (dualEra.ts): no sites.
+    scope.raws ??= detectSites(ts, file, scope.resolver).filter(raw => {
+      const fn = enclosingHandler(ts, raw.node, scope.index);
+      if (!fn || !isDualEraPush(ts, raw.node, fn, e => scope.resolver.sdkExport(e), checker)) return true;
+      scope.dualEra.add(fn);
+      return false;
+    });
     return scope.raws;
   };
   scopeOf(sourceFile); // the starting file's handlers are known first
@@ -284,11 +295,11 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   });
   if (stateProblem) plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => allSites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
-  return new Map([...included].map(file => [file, fileAnalysis(file, included, { sites: allSites, handlers: scopeOf(file).handlers, plans, helperSplits, typed: checker !== undefined, suppressions: suppressions.get(file)! })]));
+  return new Map([...included].map(file => [file, fileAnalysis(file, included, { sites: allSites, handlers: scopeOf(file).handlers, plans, helperSplits, typed: checker !== undefined, suppressions: suppressions.get(file)!, dualEra: [...scopeOf(file).dualEra] })]));
 }
 
 /** What belongs to one file of a group: its sites, the plans of its handlers, the helpers declared in it. */
-function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>, group: Pick<FileAnalysis, 'sites' | 'handlers' | 'plans' | 'helperSplits' | 'typed' | 'suppressions'>): FileAnalysis {
+function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>, group: Pick<FileAnalysis, 'sites' | 'handlers' | 'plans' | 'helperSplits' | 'typed' | 'suppressions' | 'dualEra'>): FileAnalysis {
   const mine = (node: ts.Node): boolean => node.getSourceFile() === file;
   return {
     fileName: file.fileName,
@@ -299,6 +310,7 @@ function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>,
     linkedFiles: [...included].filter(f => f !== file).map(f => f.fileName),
     typed: group.typed,
     suppressions: group.suppressions,
+    dualEra: group.dualEra,
   };
 }
 
@@ -577,6 +589,12 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   // Dropping options changes what the question can do (time out, be aborted): never silently.
   notes.push(...f.options.notes);
   return { kind: 'migrate', review: notes.length > 0, notes };
+}
+
+/** The handler (of `index`) whose code holds `node`, through the functions nested in it. */
+function enclosingHandler(ts: TS, node: ts.Node, index: ReadonlyMap<ts.FunctionLikeDeclaration, Handler>): ts.FunctionLikeDeclaration | undefined {
+  for (let n = node.parent; n; n = n.parent) if (isFunctionLike(ts, n) && index.has(n)) return n;
+  return undefined;
 }
 
 /** The statements a list round's answers may be received in: `const answers = ...`, `answers = ...`, or dropped. */

@@ -1,6 +1,6 @@
 import { sideBySide, type SideBySideRow } from './diff.js';
 import type { RunReport, SiteReport } from './model.js';
-import { handlerText, localsLabel, localsText, siteLocation, verdictText } from './sites.js';
+import { DUAL_ERA, handlerText, localsLabel, localsText, siteLocation, verdictText } from './sites.js';
 import { summarize } from './summary.js';
 
 /**
@@ -49,7 +49,7 @@ ${report.servingEntries.length > 0 ? `<section id="serving"><h2>Serving entry</h
 <h2>Sites</h2>
 ${report.sites.length === 0 ? '<p>No push-style elicitation, sampling or roots call was found.</p>' : report.sites.map(siteHtml).join('\n')}
 </section>
-${report.alreadyMigrated.length > 0 ? `<section id="already"><h2>Already migrated</h2><ul>${report.alreadyMigrated.map(a => `<li><code>${esc(a.file)}:${a.line}</code> ${esc(a.method)}${a.name ? ` "${esc(a.name)}"` : ''}</li>`).join('')}</ul></section>` : ''}
+${report.alreadyMigrated.length > 0 ? `<section id="already"><h2>Already migrated</h2><ul>${report.alreadyMigrated.map(a => `<li><code>${esc(a.file)}:${a.line}</code> ${esc(a.method)}${a.name ? ` "${esc(a.name)}"` : ''}${a.dualEra ? ` (${esc(DUAL_ERA)})` : ''}</li>`).join('')}</ul></section>` : ''}
 <section id="diffs">
 <h2>Changes</h2>
 ${changed.length === 0 ? '<p>No file changed.</p>' : changed.map(f => `<details class="file" open><summary><code>${esc(f.file)}</code> <span class="by">${esc(f.changedBy.join(', '))}${f.written ? '' : ' · not written'}</span></summary>${diffTable(sideBySide(f.before, f.after))}</details>`).join('\n')}

@@ -129,7 +129,7 @@ export const REPORT_JSON_SCHEMA = {
         },
       },
     },
-    alreadyMigrated: { type: 'array', items: { type: 'object', required: ['file', 'line', 'method', 'name'], properties: { file: str, line: int, method: str, name: nullable(str) } } },
+    alreadyMigrated: { type: 'array', items: { type: 'object', required: ['file', 'line', 'method', 'name', 'dualEra'], properties: { file: str, line: int, method: str, name: nullable(str), dualEra: bool } } },
     servingEntries: {
       type: 'array',
       items: {

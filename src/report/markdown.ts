@@ -1,5 +1,5 @@
 import type { RunReport } from './model.js';
-import { handlerDiff, handlerText, localsLabel, localsText, siteLocation, verdictText } from './sites.js';
+import { DUAL_ERA, handlerDiff, handlerText, localsLabel, localsText, siteLocation, verdictText } from './sites.js';
 import { summarize, type Summary } from './summary.js';
 import { unifiedDiff } from './diff.js';
 
@@ -74,7 +74,7 @@ export function renderMarkdown(report: RunReport): string {
 
   if (report.alreadyMigrated.length > 0) {
     out.push('## Already migrated', '');
-    for (const a of report.alreadyMigrated) out.push(`- \`${a.file}:${a.line}\`: ${a.method}${a.name ? ` "${a.name}"` : ''}`);
+    for (const a of report.alreadyMigrated) out.push(`- \`${a.file}:${a.line}\`: ${a.method}${a.name ? ` "${a.name}"` : ''}${a.dualEra ? ` (${DUAL_ERA})` : ''}`);
     out.push('');
   }
 

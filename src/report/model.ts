@@ -143,7 +143,8 @@ export interface RunReport {
   files: FileReport[];
   sites: SiteReport[];
   /** Handlers already in the multi round-trip form (second runs). */
-  alreadyMigrated: { file: string; line: number; method: string; name: string | undefined }[];
+  /** `dualEra`: the handler's push calls serve 2025-era connections beside its own inputRequired path. */
+  alreadyMigrated: { file: string; line: number; method: string; name: string | undefined; dualEra: boolean }[];
   servingEntries: ServingEntryReport[];
   diagnostics: Diagnostic[];
   packageJsonChanges: PackageJsonChange[];

@@ -4,6 +4,9 @@ import { STATUS_LABEL } from './summary.js';
 
 /** Facts about a site that every renderer words the same way. */
 
+/** How the report names a dual-era handler among the already migrated ones. */
+export const DUAL_ERA = 'dual-era: its push calls serve 2025-era connections, beside its own inputRequired path';
+
 export function fileOf(report: RunReport, site: SiteReport): FileReport | undefined {
   return report.files.find(f => f.file === site.file);
 }

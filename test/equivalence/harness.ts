@@ -97,7 +97,11 @@ export interface Transcript {
 
 /** What a runnable fixture module exports (input.ts, output.ts, a reference output). */
 export interface FixtureModule {
-  createServer: () => unknown;
+  /**
+   * Called with the era the instance serves, as createMcpHandler / serveStdio pass their factory's
+   * McpRequestContext (`{ era: 'legacy' }` for the 2025 runners): a dual-era handler branches on it.
+   */
+  createServer: (context: { era: 'legacy' | 'modern' }) => unknown;
   effects: Record<string, number>;
   /**
    * Optional, for URL-mode elicitation: the third party the URL leads to (an OAuth provider, a
@@ -571,7 +575,7 @@ export async function runLegacy(file: string, scenario: Scenario): Promise<Trans
   const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   // A server per session, as a server connects to one client.
   return play(async capabilities => {
-    const server = module.createServer();
+    const server = module.createServer({ era: 'legacy' });
     if (server instanceof V1McpServer || server instanceof V1Server) return v1Session(server, capabilities, script);
     if (isV2Server(server)) return v2InMemorySession(server, capabilities, script);
     throw new Error(`${file}: createServer() must return an McpServer or Server from @modelcontextprotocol/server or @modelcontextprotocol/sdk`);
@@ -582,8 +586,8 @@ export async function runLegacy(file: string, scenario: Scenario): Promise<Trans
 export async function runModern(file: string, scenario: Scenario): Promise<Transcript> {
   const module = await loadFixtureModule(file);
   const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
-  const handler = servingFor(file).createMcpHandler(() => {
-    const server = module.createServer();
+  const handler = servingFor(file).createMcpHandler(context => {
+    const server = module.createServer(context);
     if (!(isV2Server(server))) throw notV2(file);
     return server;
   });
@@ -613,8 +617,8 @@ export async function runStdio(file: string, scenario: Scenario): Promise<Transc
   try {
     return await play(async capabilities => {
       const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-      handles.push(servingFor(file).serveStdio(() => {
-        const server = module.createServer();
+      handles.push(servingFor(file).serveStdio(context => {
+        const server = module.createServer(context);
         if (!(isV2Server(server))) throw notV2(file);
         return server;
       }, { transport: serverTransport, legacy: 'reject' }));
@@ -632,7 +636,7 @@ export async function runShim(file: string, scenario: Scenario): Promise<Transcr
   const module = await loadFixtureModule(file);
   const script = new Script(normaliseQuestion, url => module.urlFlows?.complete(url));
   return play(async capabilities => {
-    const server = module.createServer();
+    const server = module.createServer({ era: 'legacy' });
     if (!(isV2Server(server))) throw notV2(file);
     return v2InMemorySession(server, capabilities, script);
   }, module, scenario, script, 'legacy');

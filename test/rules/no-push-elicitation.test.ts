@@ -132,14 +132,67 @@ server.registerTool('confirm', {}, async (ctx) => {
 export async function ask() { await server.elicitInput({ message: 'hi' }); }`,
 ];
 
+// The SDK guide's dual-era handler: the push runs on 2025-era connections only, beside its own inputRequired path.
+const v2DualEra = `import { McpServer, inputRequired, type McpRequestContext } from '@modelcontextprotocol/server';
+export function createServer(reqCtx: McpRequestContext) {
+  const server = new McpServer({ name: 'demo', version: '2.0.0' });
+  server.registerTool('confirm', {}, async (ctx) => {
+    if (reqCtx.era === 'legacy') {
+      const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+      return { content: [{ type: 'text', text: answer.action }] };
+    }
+    if (!ctx.mcpReq.inputResponses?.['go']) return inputRequired({ inputRequests: { go: inputRequired.elicit({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }) } });
+    return { content: [] };
+  });
+  return server;
+}`;
+// The same modern test as a guard clause first; the push after it runs on 2025-era connections only.
+const v2DualEraGuard = `import { McpServer, inputRequired, type McpRequestContext } from '@modelcontextprotocol/server';
+export function createServer(reqCtx: McpRequestContext) {
+  const server = new McpServer({ name: 'demo', version: '2.0.0' });
+  server.registerTool('confirm', {}, async (ctx) => {
+    if (reqCtx.era !== 'legacy') {
+      return inputRequired({ inputRequests: { go: inputRequired.elicit({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }) } });
+    }
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+    return { content: [{ type: 'text', text: answer.action }] };
+  });
+  return server;
+}`;
+// An era test with no inputRequired path beside it: the 2026-07-28 era is not served, the push is a site.
+const v2LegacyOnly = `import { McpServer, type McpRequestContext } from '@modelcontextprotocol/server';
+export function createServer(reqCtx: McpRequestContext) {
+  const server = new McpServer({ name: 'demo', version: '2.0.0' });
+  server.registerTool('confirm', {}, async (ctx) => {
+    if (reqCtx.era === 'legacy') {
+      const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+      return { content: [{ type: 'text', text: answer.action }] };
+    }
+    return { content: [] };
+  });
+  return server;
+}`;
+// \`era\` of the project's own object is not the connection's era.
+const v2OwnEra = `import { McpServer, inputRequired } from '@modelcontextprotocol/server';
+const settings = { era: 'legacy' as 'legacy' | 'modern' };
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('confirm', {}, async (ctx) => {
+  if (settings.era === 'legacy') {
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Continue?', requestedSchema: { type: 'object', properties: {} } });
+    return { content: [{ type: 'text', text: answer.action }] };
+  }
+  return inputRequired({ inputRequests: { go: inputRequired.elicit({ message: 'Continue?', requestedSchema: { type: 'object', properties: {} } }) } });
+});`;
+
 ruleTester.run('no-push-elicitation', rule, {
-  valid: lookalikes,
+  valid: [...lookalikes, v2DualEra, v2DualEraGuard],
   invalid: [
     { code: v1Straight, errors: [{ messageId: 'migratable', ...at(v1Straight, 'server.server.elicitInput') }] },
     { code: v1SendRequest, errors: [{ messageId: 'migratable', ...at(v1SendRequest, 'extra.sendRequest') }] },
     { code: v2Straight, errors: [{ messageId: 'migratable', ...at(v2Straight, 'ctx.mcpReq.elicitInput') }] },
     { code: v2SideEffect, errors: [{ messageId: 'migratableForReview', ...at(v2SideEffect, 'ctx.mcpReq.elicitInput') }] },
     { code: v2Loop, errors: [{ messageId: 'migratable', ...at(v2Loop, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2LegacyOnly, errors: [{ messageId: 'migratable', ...at(v2LegacyOnly, 'ctx.mcpReq.elicitInput') }] },
     { code: v2StreamLoop, errors: [{ messageId: 'refused', ...at(v2StreamLoop, 'ctx.mcpReq.elicitInput') }] },
     {
       code: v2Options,
@@ -167,8 +220,11 @@ typedRuleTester.run('no-push-elicitation (typed)', rule, {
       code: `class Assistant { async elicitInput(q: { message: string }) { return q; } }
 export async function run(server: Assistant) { await server.elicitInput({ message: 'name?' }); }`,
     },
+    { filename: TYPED_FILE, code: v2DualEra },
+    { filename: TYPED_FILE, code: v2DualEraGuard },
   ],
   invalid: [
+    { filename: TYPED_FILE, code: v2OwnEra, errors: [{ messageId: 'migratable', ...at(v2OwnEra, 'ctx.mcpReq.elicitInput') }] },
     { filename: TYPED_FILE, code: countBeforeQuestion, errors: [{ messageId: 'migratableForReview', ...at(countBeforeQuestion, 'ctx.mcpReq.elicitInput') }] },
     { filename: TYPED_FILE, code: v1Straight, errors: [{ messageId: 'migratable', ...at(v1Straight, 'server.server.elicitInput') }] },
     { filename: TYPED_FILE, code: v2SwitchCase, errors: [{ messageId: 'migratable', ...at(v2SwitchCase, 'server.elicitInput') }] },

@@ -187,7 +187,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   const sites = analysis.sites.map(site => siteReport(ts, sourceFile, site, cwd, literals));
   const alreadyMigrated = analysis.handlers
     .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && RETURNS_INPUT_REQUIRED.test(h.fn.getText(sourceFile)))
-    .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name }));
+    .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name, dualEra: analysis.dualEra.includes(h.fn) }));
   let rewritten = edits.length > 0 ? applyEdits(text, edits) : undefined;
   // JavaScript: the generated code loses its types again (JSDoc for the State types and state reads).
   if (rewritten !== undefined && isJavaScriptFile(sourceFile.fileName)) {
