@@ -14,6 +14,7 @@ import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
 import { indirectCallsInFile, indirectCallVia } from './projectIndex.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
+import { observableCall } from './purity.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
 import { fileLine, lineOf, listed } from './places.js';
@@ -214,6 +215,8 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     raws.push(...own);
     for (const raw of own) {
       if (raw.kind === 'elicitation' || raw.kind === 'sampling' || raw.kind === 'roots') questionCalls.set(raw.call, raw.kind);
+      // A pushed URL question asks like a form one (a throw is judged apart, see urlThrowVerdict).
+      if (raw.kind === 'url-elicitation' && raw.api !== 'UrlElicitationRequiredError') questionCalls.set(raw.call, 'elicitation');
       if (raw.kind === 'capability-guard') guardCalls.add(raw.call);
       const kind = questionCalls.get(raw.call);
       const context = contexts.contextOf(raw.node);
@@ -531,11 +534,14 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (!isError && flow?.consumption === 'stored') {
     return refuse('unsupported-construct', `the ${label} promise is kept and awaited elsewhere; await the call where it is made.`);
   }
+  if (raw.kind === 'url-elicitation' && raw.api === 'UrlElicitationRequiredError') return urlThrowVerdict(ts, f, all, resolver);
+  // A pushed URL question whose elicitationId nothing uses again asks like a form (inputRequired.elicitUrl).
   if (raw.kind === 'url-elicitation') {
-    if (raw.api !== 'UrlElicitationRequiredError') {
-      return refuse('unsupported-construct', 'a pushed URL-mode elicitInput() is not rewritten: the 2025 client correlates its elicitationId with notifications/elicitation/complete, which a 2026 URL question has no place for (inputRequired.elicitUrl takes only message and url; the legacy shim synthesizes its own id and does not bridge the completion notification). Return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand and keep the correlation in requestState.');
+    const fn = context.type === 'handler' ? context.handler.fn : undefined;
+    const problem = fn && !inHelper ? urlPushProblem(ts, raw, fn) : 'it is asked inside a helper function';
+    if (problem) {
+      return refuse('unsupported-construct', `the URL-mode elicitInput() is not rewritten as ${problem}; a 2026 URL question has no elicitationId (inputRequired.elicitUrl takes only message and url), so nothing could correlate a completion notification or a lookup with it. Return inputRequired({ inputRequests: { key: inputRequired.elicitUrl({ message, url }) } }) by hand and keep the correlation in requestState.`);
     }
-    return urlThrowVerdict(ts, f, all, resolver);
   }
   // In a helper, the split (helpers.ts) and the calling handlers decide the rest.
   if (inHelper) return questionCallProblem(ts, f, checker) ?? { kind: 'migrate', review: false, notes: [] };
@@ -589,6 +595,70 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   // Dropping options changes what the question can do (time out, be aborted): never silently.
   notes.push(...f.options.notes);
   return { kind: 'migrate', review: notes.length > 0, notes };
+}
+
+/** URL-question properties inputRequired.elicitUrl() carries, and the two it drops (the 2026 question has no id). */
+const URL_QUESTION_PROPERTIES = new Set(['mode', 'message', 'url', 'elicitationId']);
+
+/**
+ * Why a pushed URL-mode elicitInput() cannot become `inputRequired.elicitUrl({ message, url })` (a
+ * clause read after "is not rewritten as"): its
+ * params are not an object literal at the call of just mode, message, url and elicitationId, or the
+ * elicitationId is used again (a completion notification, a lookup), which the 2026 question cannot carry.
+ */
+function urlPushProblem(ts: TS, raw: RawSite, fn: ts.FunctionLikeDeclaration): string | undefined {
+  const params = raw.params && skipOuter(ts, raw.params);
+  if (!params || !ts.isObjectLiteralExpression(params)) return 'its params are not written at the call';
+  let id: ts.Expression | undefined;
+  for (const property of params.properties) {
+    const name = (ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) && !ts.isComputedPropertyName(property.name) ? property.name.getText().replace(/['"]/g, '') : undefined;
+    if (!name || !URL_QUESTION_PROPERTIES.has(name)) return `\`${property.getText().slice(0, 40)}\` has no place in inputRequired.elicitUrl({ message, url })`;
+    if (name === 'elicitationId') id = ts.isPropertyAssignment(property) ? property.initializer : (property as ts.ShorthandPropertyAssignment).name;
+  }
+  const used = new Set(params.properties.map(p => p.name?.getText().replace(/['"]/g, '')));
+  if (!used.has('message') || !used.has('url')) return 'its params do not spell out message and url';
+  let notifier: ts.Node | undefined;
+  const findNotifier = (n: ts.Node): void => {
+    if (!notifier && ts.isPropertyAccessExpression(n) && n.name.text === 'createElicitationCompletionNotifier') notifier = n;
+    n.forEachChild(findNotifier);
+  };
+  findNotifier(fn);
+  if (notifier) return `the handler sends a completion notification for it (line ${lineOf(notifier)})`;
+  // Names the id is built from must be used nowhere else: `const id = randomUUID(); ... pending.set(id, ...)`.
+  const again = id && reusedName(ts, id, fn);
+  if (again) return `its elicitationId \`${again.text}\` is used again (line ${lineOf(again)})`;
+  // The id is dropped, so what computes it no longer runs: only what no one can observe may compute it.
+  const call = id && observableCall(ts, id);
+  return call ? `its elicitationId is computed by \`${call.getText().slice(0, 40)}\`, which would no longer run` : undefined;
+}
+
+
+/** A reference, outside `value`, to a local that `value` reads (its declaration aside). */
+function reusedName(ts: TS, value: ts.Node, fn: ts.FunctionLikeDeclaration): ts.Identifier | undefined {
+  const decls = new Set<unknown>();
+  const collect = (n: ts.Node): void => {
+    if (ts.isIdentifier(n)) {
+      const decl = resolveIdentifier(ts, n);
+      if (decl && decl.kind !== 'import' && !ts.isSourceFile(decl.scope)) decls.add(decl);
+    }
+    n.forEachChild(collect);
+  };
+  collect(value);
+  if (ts.isIdentifier(value)) {
+    const decl = resolveIdentifier(ts, value);
+    if (decl && decl.kind !== 'import' && !ts.isSourceFile(decl.scope)) decls.add(decl);
+  }
+  let found: ts.Identifier | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found || n === value) return;
+    if (ts.isIdentifier(n)) {
+      const decl = resolveIdentifier(ts, n);
+      if (decl && decls.has(decl) && decl.nameNode !== n) found = n;
+    }
+    n.forEachChild(visit);
+  };
+  visit(fn);
+  return found;
 }
 
 /** The handler (of `index`) whose code holds `node`, through the functions nested in it. */
@@ -1016,8 +1086,8 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolverOf: (node:
   for (const handler of new Set([...byHandler.keys(), ...reached.keys()])) {
     if (blockedBy.has(handler)) continue;
     const direct: QuestionPlan[] = (byHandler.get(handler) ?? [])
-      .filter(i => sites[i]!.kind === 'elicitation' || sites[i]!.kind === 'sampling' || sites[i]!.kind === 'roots')
-      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live!, kind: facts[i]!.raw.kind as QuestionKind, call: facts[i]!.raw.call }));
+      .filter(i => sites[i]!.kind === 'elicitation' || sites[i]!.kind === 'sampling' || sites[i]!.kind === 'roots' || (sites[i]!.kind === 'url-elicitation' && sites[i]!.api !== 'UrlElicitationRequiredError'))
+      .map(i => ({ site: sites[i]!, raw: facts[i]!.raw, flow: facts[i]!.flow!, live: facts[i]!.live!, kind: (facts[i]!.raw.kind === 'url-elicitation' ? 'elicitation' : facts[i]!.raw.kind) as QuestionKind, call: facts[i]!.raw.call }));
     const viaHelpers: QuestionPlan[] = (reached.get(handler) ?? []).flatMap(i => (chains.get(i)?.handlerQuestions ?? [])
       .filter(q => q.facts.context.type === 'handler' && q.facts.context.handler === handler)
       .map(q => ({ site: sites[i]!, raw: q.facts.raw, flow: q.facts.flow!, live: q.facts.live!, helper: { call: q.call, split: q.split }, kind: q.split.kind, call: q.call })));

@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import { buildFlow, type FlowNode } from './cfg.js';
 import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { skipOuter } from './sdk.js';
-import { isOutcomeNeutralCall, isPureCallee, PURE_CONSTRUCTORS } from './purity.js';
+import { isIdSource, isOutcomeNeutralCall, isPureCallee, PURE_CONSTRUCTORS } from './purity.js';
 import type { TS } from './types.js';
 
 /**
@@ -66,7 +66,7 @@ export function sideEffectsBefore(
   // The part of the statement evaluated before the await, and the question's own arguments.
   const prefixVisit = (node: ts.Node): void => {
     if (node === awaited) {
-      if (ts.isCallExpression(question) || ts.isNewExpression(question)) for (const arg of question.arguments ?? []) visit(arg);
+      if (ts.isCallExpression(question) || ts.isNewExpression(question)) for (const arg of question.arguments ?? []) withoutUrlId(ts, arg).forEach(visit);
       return;
     }
     if (node.pos >= awaited.end) return;
@@ -79,6 +79,18 @@ export function sideEffectsBefore(
   };
   prefixVisit(statement);
   return found;
+}
+
+/**
+ * A URL question's params without its elicitationId, which the rewrite drops (inputRequired.elicitUrl
+ * takes message and url; see urlPushProblem in analyze.ts): what computes it no longer runs.
+ */
+function withoutUrlId(ts: TS, arg: ts.Expression): readonly ts.Node[] {
+  const e = skipOuter(ts, arg);
+  const nameOf = (p: ts.ObjectLiteralElementLike): string | undefined => p.name?.getText().replace(/['"]/g, '');
+  const isUrl = ts.isObjectLiteralExpression(e) && e.properties.some(p => ts.isPropertyAssignment(p) && nameOf(p) === 'mode' &&
+    ts.isStringLiteralLike(skipOuter(ts, p.initializer)) && (skipOuter(ts, p.initializer) as ts.StringLiteralLike).text === 'url');
+  return isUrl ? (e as ts.ObjectLiteralExpression).properties.filter(p => nameOf(p) !== 'elicitationId') : [arg];
 }
 
 /**
@@ -112,6 +124,7 @@ function codeBefore(ts: TS, fn: ts.FunctionLikeDeclaration, statement: ts.Statem
 function isEffectFreeCall(ts: TS, call: ts.CallExpression, checker: ts.TypeChecker | undefined): boolean {
   if (isPureCallee(ts, call, checker)) return true;
   const callee = skipOuter(ts, call.expression);
+  if (isIdSource(ts, call)) return true;
   if (ts.isIdentifier(callee)) return callee.text === 'Symbol' && resolveIdentifier(ts, callee) === undefined;
   return isOutcomeNeutralCall(ts, call);
 }

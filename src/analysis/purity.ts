@@ -154,6 +154,36 @@ export function isOutcomeNeutralCall(ts: TS, call: ts.CallExpression): boolean {
   return ts.isIdentifier(root) && OUTCOME_NEUTRAL_NAMESPACES.has(root.text);
 }
 
+/**
+ * `randomUUID()`, `crypto.randomUUID()`, `Date.now()`, `Math.random()`: a call that only makes an id,
+ * which nothing outside sees run (not pure: each call gives another value).
+ */
+export function isIdSource(ts: TS, call: ts.CallExpression): boolean {
+  const callee = skipOuter(ts, call.expression);
+  if (ts.isIdentifier(callee)) return callee.text === 'randomUUID';
+  if (!ts.isPropertyAccessExpression(callee) || !ts.isIdentifier(callee.expression)) return false;
+  const name = `${callee.expression.text}.${callee.name.text}`;
+  return name === 'crypto.randomUUID' || name === 'Date.now' || name === 'Math.random';
+}
+
+/** A call in `value` that is neither pure nor an id source (or an assignment, an update, a `new`), if any. */
+export function observableCall(ts: TS, value: ts.Node): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (n: ts.Node): void => {
+    if (found) return;
+    if (ts.isCallExpression(n)) {
+      if (!isIdSource(ts, n) && !isPureExpression(ts, n)) found = n;
+    } else if (ts.isNewExpression(n) || ts.isAwaitExpression(n) || ts.isDeleteExpression(n) ||
+      (ts.isBinaryExpression(n) && n.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && n.operatorToken.kind <= ts.SyntaxKind.LastAssignment) ||
+      ((ts.isPrefixUnaryExpression(n) || ts.isPostfixUnaryExpression(n)) && (n.operator === ts.SyntaxKind.PlusPlusToken || n.operator === ts.SyntaxKind.MinusMinusToken))) {
+      found = n;
+    }
+    n.forEachChild(visit);
+  };
+  visit(value);
+  return found;
+}
+
 /** `console.log(...)` and the like (a `console` nothing shadows): they only read what they are given. */
 export function isLogging(ts: TS, call: ts.CallExpression): boolean {
   const callee = skipOuter(ts, call.expression);

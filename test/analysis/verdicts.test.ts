@@ -161,7 +161,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       '6 refuse:fire-and-forget', '7 refuse:parallel', '8 refuse:unsupported-construct', '12 refuse:unsupported-construct',
     ]);
     expect(hint(typed.sites[2]!)).toMatch(/URL-mode/);
-    expect(hint(typed.sites[3]!)).toMatch(/a pushed URL-mode elicitInput\(\) is not rewritten: the 2025 client correlates its elicitationId/);
+    expect(hint(typed.sites[3]!)).toMatch(/^the URL-mode elicitInput\(\) is not rewritten as its elicitationId `id` is used again \(line 12\); a 2026 URL question has no elicitationId/);
   });
 
   it('a question in a callback is refused wherever the callback is (in a loop, in a catch block)', () => {

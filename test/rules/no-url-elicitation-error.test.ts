@@ -14,11 +14,22 @@ server.registerTool('pay', {}, async () => {
   throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Pay', url: 'https://example.com/pay', elicitationId: 'p1' }]);
 });`;
 
+// A pushed URL question with a throwaway id: rewritten as inputRequired.elicitUrl().
 const v2UrlMode = `import { McpServer } from '@modelcontextprotocol/server';
 const server = new McpServer({ name: 'demo', version: '2.0.0' });
 server.registerTool('pay', {}, async (ctx) => {
   await ctx.mcpReq.elicitInput({ mode: 'url', message: 'Pay', url: 'https://example.com/pay', elicitationId: 'p1' });
   return { content: [] };
+});`;
+
+// Its id is used again (the payment is looked up under it): refused.
+const v2UrlModeTracked = `import { McpServer } from '@modelcontextprotocol/server';
+declare const payments: { settled(id: string): boolean };
+const server = new McpServer({ name: 'demo', version: '2.0.0' });
+server.registerTool('pay', {}, async (ctx) => {
+  const id = 'p1';
+  await ctx.mcpReq.elicitInput({ mode: 'url', message: 'Pay', url: 'https://example.com/pay', elicitationId: id });
+  return { content: [{ type: 'text', text: String(payments.settled(id)) }] };
 });`;
 
 // Several URLs in one error: one question per round, so it stays refused.
@@ -50,7 +61,8 @@ server.registerTool('pay', {}, async () => inputRequired({ inputRequests: { pay:
       errors: [{ messageId: 'migratableForReview', ...at(v2Throw, 'new UrlElicitationRequiredError'), data: { call: 'new UrlElicitationRequiredError()', notes: DECLINE_NOTE } }],
     },
     { code: v2TwoUrls, errors: [{ messageId: 'refused', ...at(v2TwoUrls, 'new UrlElicitationRequiredError') }] },
-    { code: v2UrlMode, errors: [{ messageId: 'refused', ...at(v2UrlMode, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2UrlMode, errors: [{ messageId: 'migratable', ...at(v2UrlMode, 'ctx.mcpReq.elicitInput') }] },
+    { code: v2UrlModeTracked, errors: [{ messageId: 'refused', ...at(v2UrlModeTracked, 'ctx.mcpReq.elicitInput') }] },
   ],
 });
 

@@ -48,3 +48,46 @@ describe('throw new UrlElicitationRequiredError(...)', () => {
     expect(result.text).not.toContain('new UrlElicitationRequiredError');
   });
 });
+
+describe('a pushed URL-mode elicitInput()', () => {
+  const tool = (...body: string[]) => runPipeline(file, [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    "import { randomUUID } from 'node:crypto';",
+    'declare const pending: Map<string, string>;',
+    'declare function nextId(): string;',
+    "export const server = new McpServer({ name: 'n', version: '1' });",
+    "server.registerTool('connect', {}, async (ctx) => {",
+    ...body.map(line => `  ${line}`),
+    "  return { content: [{ type: 'text', text: answer.action }] };",
+    '});',
+  ].join('\n'));
+
+  it('whose elicitationId nothing uses again asks with inputRequired.elicitUrl({ message, url }); the id and its const go', () => {
+    const result = tool(
+      'const id = randomUUID();',
+      "const answer = await ctx.mcpReq.elicitInput({ mode: 'url', elicitationId: id, message: 'Sign in', url: 'https://auth.example.com' });",
+    );
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain("const answerRequest = inputRequired.elicitUrl({ message: 'Sign in', url: 'https://auth.example.com' });");
+    expect(result.text).not.toContain('const id = randomUUID();');
+  });
+
+  it('is refused, naming the obstacle, where the id is used again, computed observably, notified, or the params hold more', () => {
+    const hint = (...body: string[]) => {
+      const site = tool(...body).sites[0]!;
+      return `${site.status} ${site.reason}: ${site.hint}`;
+    };
+    expect(hint('const id = randomUUID();', 'pending.set(id, "ada");', "const answer = await ctx.mcpReq.elicitInput({ mode: 'url', elicitationId: id, message: 'Sign in', url: 'https://a.example' });"))
+      .toMatch(/^refused unsupported-construct: the URL-mode elicitInput\(\) is not rewritten as its elicitationId `id` is used again \(line 8\);/);
+    expect(hint("const answer = await ctx.mcpReq.elicitInput({ mode: 'url', elicitationId: nextId(), message: 'Sign in', url: 'https://a.example' });"))
+      .toMatch(/is not rewritten as its elicitationId is computed by `nextId\(\)`, which would no longer run;/);
+    expect(hint("const answer = await ctx.mcpReq.elicitInput({ mode: 'url', elicitationId: 'e', message: 'Sign in', url: 'https://a.example', _meta: { k: 1 } });"))
+      .toMatch(/is not rewritten as `_meta: \{ k: 1 \}` has no place in inputRequired\.elicitUrl/);
+    expect(hint(
+      "const notify = (server.server as unknown as { createElicitationCompletionNotifier(id: string): () => Promise<void> }).createElicitationCompletionNotifier('e');",
+      "const answer = await ctx.mcpReq.elicitInput({ mode: 'url', elicitationId: 'e', message: 'Sign in', url: 'https://a.example' });",
+      'await notify();',
+    )).toMatch(/is not rewritten as the handler sends a completion notification for it \(line 7\);/);
+  });
+});

@@ -5,6 +5,7 @@ import { statementList } from '../../src/analysis/continuation.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
 import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
+import { observableCall } from '../../src/analysis/purity.js';
 import { guardsAfter, isPureExitGuard, localsReadBy } from '../../src/analysis/sharedState.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
@@ -124,6 +125,21 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const declOf = (s: Susp, local: LiveLocal): LocalDecl => s.live.decls.get(local)!;
   for (const s of suspensions) for (const l of carried(s)) for (const t of l.typeImports) sdkTypes.add(t);
 
+  /**
+   * `const confirmationId = randomUUID();` whose one use was a URL question's elicitationId, which
+   * inputRequired.elicitUrl() does not take (urlPushProblem): it goes with it, when nothing sees it run.
+   */
+  const droppedIds = new Set<ts.Node>(suspensions.flatMap(s => s.questions.flatMap(({ question }) => {
+    const params = question.raw.kind === 'url-elicitation' && question.raw.params ? skipOuter(ts, question.raw.params) : undefined;
+    const property = params && ts.isObjectLiteralExpression(params) ? params.properties.find(p => p.name?.getText(sourceFile) === 'elicitationId') : undefined;
+    const value = property && (ts.isPropertyAssignment(property) ? skipOuter(ts, property.initializer) : ts.isShorthandPropertyAssignment(property) ? property.name : undefined);
+    const decl = value && ts.isIdentifier(value) ? resolveIdentifier(ts, value) : undefined;
+    const declaration = decl?.kind === 'const' && ts.isVariableDeclaration(decl.declaration) ? decl.declaration : undefined;
+    const list = declaration?.parent;
+    const statement = list && ts.isVariableDeclarationList(list) && list.declarations.length === 1 ? list.parent : undefined;
+    return statement && ts.isVariableStatement(statement) && declaration!.initializer && !observableCall(ts, declaration!.initializer) ? [statement] : [];
+  })));
+
   const within = (node: ts.Node, modes: Iterable<Susp>): Susp[] =>
     [...modes].filter(s => s.statement === node || (s.statement.pos >= node.pos && s.statement.end <= node.end && s.statement !== node && isInside(s.statement, node)));
 
@@ -202,6 +218,10 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const edits: Array<Edit & { protect?: Array<[number, number]> }> = [];
     const visit = (n: ts.Node): void => {
       if (isFunctionLike(ts, n) && n !== fn) return;
+      if (n !== node && droppedIds.has(n)) {
+        edits.push(dropStatement(n as ts.Statement));
+        return;
+      }
       const asking = n === resumedHere ? undefined : byStatement.get(n);
       if (asking) {
         const list = statementList(ts, n);
@@ -252,6 +272,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   /** A statement in its first-round form (see normalEdits), with its comments. */
   const emitNormal = (s: ts.Statement, cx: Cx): Piece => {
+    if (droppedIds.has(s)) return leadingComments(s)[0] ?? (blankLinesBefore(s) ? chunk(BLANK_LINE) : chunk(''));
     const [start, end] = rangeOf(s);
     const edits = normalEdits(s, cx);
     if (ts.isVariableStatement(s) && declaredDecls(ts, s, rounds.flow).some(d => cx.hoisted.has(d))) {
@@ -320,11 +341,23 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     if (q.helper) return gen.id(helperPartCall(env, q.helper.split, q.helper.call, 'request'));
     const raw = q.raw;
     if (raw.kind === 'roots') return gen.call('inputRequired.listRoots', []);
+    if (raw.kind === 'url-elicitation') return urlRequestOf(raw.params!);
     const params = raw.params;
     // A request built in a local is asked as the push call sent it: through that local.
     const arg = raw.paramsVia ? gen.id(`${raw.paramsVia.text}.params`)
       : params ? gen.slot(original(params.getStart(sourceFile), params.getEnd(), guards)) : f.createObjectLiteralExpression();
     return gen.call(raw.kind === 'sampling' ? 'inputRequired.createMessage' : 'inputRequired.elicit', [arg]);
+  };
+
+  /**
+   * `inputRequired.elicitUrl({ message, url })` from the push call's params, their message and url as
+   * written; the mode is implied and the elicitationId, used nowhere else (urlPushProblem), goes.
+   */
+  const urlRequestOf = (params: ts.Expression): ts.Expression => {
+    const literal = skipOuter(ts, params) as ts.ObjectLiteralExpression;
+    const kept = literal.properties.filter(p => ['message', 'url'].includes(p.name!.getText(sourceFile).replace(/['"]/g, '')));
+    const properties = kept.map(p => gen.slot(original(p.getStart(sourceFile), p.getEnd(), guards)));
+    return gen.call('inputRequired.elicitUrl', [f.createObjectLiteralExpression(properties.map(slot => f.createShorthandPropertyAssignment(slot)))]);
   };
 
   const mintExpr = (payload: ts.Expression): ts.Expression => gen.await(gen.call(`${env.module.codec}.mint`, [payload, gen.id(ctxName)]));
