@@ -905,6 +905,10 @@ function questionCallProblem(ts: TS, f: Facts, checker: ts.TypeChecker | undefin
     if (raw.kind !== 'roots' && !raw.params) return refuse('unsupported-construct', 'the request is not an object literal with literal method and params, directly or in a local; write it inline.');
   }
   if (raw.kind === 'elicitation' && !elicitationIsForm(ts, raw.paramsWritten ?? raw.params, checker)) {
+    const params = raw.paramsWritten ?? raw.params;
+    if (params && elicitationModeByType(ts, params, checker) === 'url') {
+      return refuse('unsupported-construct', `the URL-mode elicitInput() is not rewritten as its params are not written at the call (\`${params.getText().slice(0, 40)}\` is URL mode by its type); write { mode: 'url', message, url, elicitationId } in the call.`);
+    }
     return refuse('unsupported-construct', 'cannot tell from the argument whether this elicitation is form or URL mode; pass an object literal (mode: "form").');
   }
   if (f.options.problem) return refuse('unsupported-construct', f.options.problem);
@@ -1002,11 +1006,18 @@ function elicitationIsForm(ts: TS, params: ts.Expression | undefined, checker: t
   }
   if (!checker) return false;
   const type = checker.getTypeAtLocation(params);
-  const mode = type.getProperty('mode');
-  if (!mode) return type.getProperty('requestedSchema') !== undefined;
+  if (!type.getProperty('mode')) return type.getProperty('requestedSchema') !== undefined;
+  return elicitationModeByType(ts, params, checker) === 'form';
+}
+
+/** The one mode the params' type allows (`mode?: 'form'` is form, `mode: 'url'` is URL), if one. */
+function elicitationModeByType(ts: TS, params: ts.Expression, checker: ts.TypeChecker | undefined): 'form' | 'url' | undefined {
+  const mode = checker?.getTypeAtLocation(params).getProperty('mode');
+  if (!checker || !mode) return undefined;
   const modeType = checker.getTypeOfSymbolAtLocation(mode, params);
-  const members = modeType.isUnion() ? modeType.types : [modeType];
-  return members.every(t => (t.isStringLiteral() && t.value === 'form') || (t.flags & ts.TypeFlags.Undefined) !== 0);
+  const values = new Set((modeType.isUnion() ? modeType.types : [modeType]).filter(t => (t.flags & ts.TypeFlags.Undefined) === 0).map(t => (t.isStringLiteral() ? t.value : '?')));
+  const [only] = values;
+  return values.size === 1 && (only === 'form' || only === 'url') ? only : undefined;
 }
 
 /**

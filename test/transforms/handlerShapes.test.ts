@@ -708,3 +708,24 @@ describe('a local set before a conditional question and read after the next ques
     expect(result.text).toContain("requestState: await requestStateCodec.mint({ step: 'sure', call, answer }, ctx)");
   });
 });
+
+describe('a name the rewrite needs that the file imports from another SDK package', () => {
+  it('is used as it is, not imported again (it was TS2300, a duplicate identifier)', () => {
+    const ask = (message: string) => `ctx.mcpReq.elicitInput({ mode: 'form', message: '${message}', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } })`;
+    const result = runPipeline(file, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import type { ElicitResult } from '@modelcontextprotocol/client';",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      'const label = (answer: ElicitResult): string => answer.action;',
+      "server.registerTool('go', {}, async (ctx) => {",
+      `  const first = await ${ask('First?')};`,
+      `  const second = await ${ask('Second?')};`,
+      "  return { content: [{ type: 'text', text: `${label(first)} ${label(second)}` }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => s.status)).toEqual(['migrated', 'migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text.match(/\bElicitResult\b(?!Of)/g)!.length).toBeGreaterThan(2);
+    expect(result.text.split('\n').filter(l => l.startsWith('import') && /\bElicitResult\b/.test(l))).toEqual(["import type { ElicitResult } from '@modelcontextprotocol/client';"]);
+  });
+});

@@ -90,4 +90,18 @@ describe('a pushed URL-mode elicitInput()', () => {
       'await notify();',
     )).toMatch(/is not rewritten as the handler sends a completion notification for it \(line 7\);/);
   });
+
+  it('is known by the type of its params when they are not a literal, and the hint names URL mode', () => {
+    const result = runPipeline(file, [
+      "import { McpServer, type ElicitRequestURLParams } from '@modelcontextprotocol/server';",
+      'declare function loginParams(): ElicitRequestURLParams;',
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.registerTool('connect', {}, async (ctx) => {",
+      '  const answer = await ctx.mcpReq.elicitInput(loginParams());',
+      "  return { content: [{ type: 'text', text: answer.action }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+    expect(result.sites[0]!.hint).toMatch(/^the URL-mode elicitInput\(\) is not rewritten as its params are not written at the call \(`loginParams\(\)` is URL mode by its type\)/);
+  });
 });

@@ -324,11 +324,14 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     isServerImport(s) && !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
   const required = existing || sourceFile.statements.some(isServerImport) ? undefined : serverRequire(ts, sourceFile);
   if (required) return [...requireEdits(sourceFile, required, values), ...typeImportEdits(input, types)];
+  // A name the file already imports from the SDK (any of its packages: core, client, the v1 sdk) under
+  // its own name is used as it is; importing it again would be a duplicate identifier.
   const imported = new Set<string>();
   for (const s of sourceFile.statements) {
-    if (!isServerImport(s)) continue;
-    const bindings = s.importClause?.namedBindings;
-    if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) imported.add(e.name.text);
+    const fromSdk = ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text.startsWith('@modelcontextprotocol/');
+    const bindings = fromSdk ? s.importClause?.namedBindings : undefined;
+    if (!bindings || !ts.isNamedImports(bindings)) continue;
+    for (const e of bindings.elements) if (isServerImport(s) || !e.propertyName || e.propertyName.text === e.name.text) imported.add(e.name.text);
   }
   const missing = [
     ...[...values].filter(v => !imported.has(v)).sort(),
