@@ -71,6 +71,19 @@ describe('a pushed URL-mode elicitInput()', () => {
     expect(result.typeErrors).toEqual([]);
     expect(result.text).toContain("const answerRequest = inputRequired.elicitUrl({ message: 'Sign in', url: 'https://auth.example.com' });");
     expect(result.text).not.toContain('const id = randomUUID();');
+    // Its import had no other use: it goes too (unused, it fails noUnusedLocals).
+    expect(result.text).not.toContain("from 'node:crypto'");
+  });
+
+  it('keeps the import of what made the id while the file still uses it', () => {
+    const result = tool(
+      "const answer = await ctx.mcpReq.elicitInput({ mode: 'url', elicitationId: randomUUID(), message: 'Sign in', url: 'https://auth.example.com' });",
+      'pending.set(randomUUID(), answer.action);',
+    );
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain("import { randomUUID } from 'node:crypto';");
+    expect(result.text).not.toContain('elicitationId: randomUUID()');
   });
 
   it('is refused, naming the obstacle, where the id is used again, computed observably, notified, or the params hold more', () => {

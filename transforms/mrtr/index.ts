@@ -19,6 +19,7 @@ import { rewriteUrlHandler } from './rewriteUrlHandler.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, newlineOf, pascalCase, type Edit } from './text.js';
 import { NameAllocator } from '../../src/analysis/names.js';
 import { normalizeEdits } from './normalize.js';
+import { droppedUrlIds, unusedImportEdits } from './urlQuestion.js';
 
 /**
  * The MRTR rewrite of one file: analyse, then edit. Handlers whose sites all migrate are rewritten
@@ -181,6 +182,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       unusedImports: new Set([...unusedAfterUrlRewrite(ts, sourceFile, analysis.plans), ...unusedAfterSplit(ts, sourceFile, analysis.helperSplits)]),
       shared,
     }));
+    edits.push(...unusedImportEdits(ts, sourceFile, droppedUrlIds(ts, analysis.plans)));
   }
   edits.push(...markerEdits(ts, sourceFile, analysis.sites, literals, newline));
 

@@ -5,7 +5,6 @@ import { statementList } from '../../src/analysis/continuation.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
 import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
-import { observableCall } from '../../src/analysis/purity.js';
 import { guardsAfter, isPureExitGuard, localsReadBy } from '../../src/analysis/sharedState.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
@@ -16,6 +15,7 @@ import {
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
 import { caseLabelName, indentAt, reindentProtected, type Edit } from './text.js';
+import { droppedUrlIds } from './urlQuestion.js';
 
 /**
  * Prints one handler from its rounds plan (src/analysis/rounds.ts), in the shape of the SDK guide:
@@ -125,20 +125,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const declOf = (s: Susp, local: LiveLocal): LocalDecl => s.live.decls.get(local)!;
   for (const s of suspensions) for (const l of carried(s)) for (const t of l.typeImports) sdkTypes.add(t);
 
-  /**
-   * `const confirmationId = randomUUID();` whose one use was a URL question's elicitationId, which
-   * inputRequired.elicitUrl() does not take (urlPushProblem): it goes with it, when nothing sees it run.
-   */
-  const droppedIds = new Set<ts.Node>(suspensions.flatMap(s => s.questions.flatMap(({ question }) => {
-    const params = question.raw.kind === 'url-elicitation' && question.raw.params ? skipOuter(ts, question.raw.params) : undefined;
-    const property = params && ts.isObjectLiteralExpression(params) ? params.properties.find(p => p.name?.getText(sourceFile) === 'elicitationId') : undefined;
-    const value = property && (ts.isPropertyAssignment(property) ? skipOuter(ts, property.initializer) : ts.isShorthandPropertyAssignment(property) ? property.name : undefined);
-    const decl = value && ts.isIdentifier(value) ? resolveIdentifier(ts, value) : undefined;
-    const declaration = decl?.kind === 'const' && ts.isVariableDeclaration(decl.declaration) ? decl.declaration : undefined;
-    const list = declaration?.parent;
-    const statement = list && ts.isVariableDeclarationList(list) && list.declarations.length === 1 ? list.parent : undefined;
-    return statement && ts.isVariableStatement(statement) && declaration!.initializer && !observableCall(ts, declaration!.initializer) ? [statement] : [];
-  })));
+  /** `const confirmationId = randomUUID();` that only held a URL question's dropped elicitationId (urlQuestion.ts). */
+  const droppedIds = new Set<ts.Node>(droppedUrlIds(ts, [plan]).declarations);
 
   const within = (node: ts.Node, modes: Iterable<Susp>): Susp[] =>
     [...modes].filter(s => s.statement === node || (s.statement.pos >= node.pos && s.statement.end <= node.end && s.statement !== node && isInside(s.statement, node)));

@@ -1,0 +1,87 @@
+import type * as ts from 'typescript';
+import type { HandlerPlan } from '../../src/analysis/index.js';
+import { observableCall } from '../../src/analysis/purity.js';
+import { resolveIdentifier } from '../../src/analysis/scope.js';
+import { skipOuter } from '../../src/analysis/sdk.js';
+import type { TS } from '../../src/analysis/types.js';
+import type { Edit } from './text.js';
+
+/**
+ * What a pushed URL question leaves behind once it is `inputRequired.elicitUrl({ message, url })`
+ * (the 2026 question has no id; urlPushProblem in analyze.ts allows only an id nothing uses again):
+ * its `elicitationId` value, and the `const` that only held it when nothing sees its initializer run
+ * (`const confirmationId = randomUUID();`), which goes too.
+ */
+export interface DroppedUrlIds {
+  values: ts.Node[];
+  declarations: ts.VariableStatement[];
+}
+
+export function droppedUrlIds(ts: TS, plans: readonly HandlerPlan[]): DroppedUrlIds {
+  const dropped: DroppedUrlIds = { values: [], declarations: [] };
+  for (const question of plans.flatMap(p => p.questions)) {
+    const params = question.raw.kind === 'url-elicitation' && question.raw.params ? skipOuter(ts, question.raw.params) : undefined;
+    const property = params && ts.isObjectLiteralExpression(params) ? params.properties.find(p => p.name?.getText() === 'elicitationId') : undefined;
+    const value = property && (ts.isPropertyAssignment(property) ? skipOuter(ts, property.initializer) : ts.isShorthandPropertyAssignment(property) ? property.name : undefined);
+    if (!value) continue;
+    dropped.values.push(value);
+    const decl = ts.isIdentifier(value) ? resolveIdentifier(ts, value) : undefined;
+    const declaration = decl?.kind === 'const' && ts.isVariableDeclaration(decl.declaration) ? decl.declaration : undefined;
+    const list = declaration?.parent;
+    const statement = list && ts.isVariableDeclarationList(list) && list.declarations.length === 1 ? list.parent : undefined;
+    if (statement && ts.isVariableStatement(statement) && declaration!.initializer && !observableCall(ts, declaration!.initializer)) dropped.declarations.push(statement);
+  }
+  return dropped;
+}
+
+/**
+ * Imports only the dropped ids used (`import { randomUUID } from 'node:crypto'`): left, they would be
+ * unused imports (and fail noUnusedLocals). A specifier goes; an import left with none goes whole.
+ */
+export function unusedImportEdits(ts: TS, sourceFile: ts.SourceFile, dropped: DroppedUrlIds): Edit[] {
+  const ranges = [...dropped.values, ...dropped.declarations];
+  if (ranges.length === 0) return [];
+  const inDropped = (n: ts.Node): boolean => ranges.some(r => n.getStart(sourceFile) >= r.getStart(sourceFile) && n.getEnd() <= r.getEnd());
+  const uses = new Map<string, { dropped: number; kept: number }>();
+  const visit = (n: ts.Node): void => {
+    if (ts.isImportDeclaration(n)) return;
+    if (ts.isIdentifier(n)) {
+      const count = uses.get(n.text) ?? { dropped: 0, kept: 0 };
+      if (inDropped(n)) count.dropped++;
+      else count.kept++;
+      uses.set(n.text, count);
+    }
+    n.forEachChild(visit);
+  };
+  visit(sourceFile);
+  const unused = (name: ts.Identifier): boolean => {
+    const count = uses.get(name.text);
+    return count !== undefined && count.dropped > 0 && count.kept === 0;
+  };
+  const edits: Edit[] = [];
+  for (const s of sourceFile.statements) {
+    const clause = ts.isImportDeclaration(s) ? s.importClause : undefined;
+    const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings : undefined;
+    if (!clause || !named || !named.elements.some(e => unused(e.name))) continue;
+    const kept = named.elements.filter(e => !unused(e.name));
+    if (kept.length > 0) {
+      edits.push({ start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${kept.map(e => e.getText(sourceFile)).join(', ')} }` });
+    } else if (clause.name) {
+      // `import x, { randomUUID } from ...` keeps its default import.
+      edits.push({ start: clause.name.getEnd(), end: named.getEnd(), text: '' });
+    } else {
+      // The line goes with the line break before it (support code may be inserted right after it).
+      const text = sourceFile.text;
+      const lineBreak = text.lastIndexOf('\n', s.getStart(sourceFile) - 1);
+      if (lineBreak >= 0) {
+        edits.push({ start: text[lineBreak - 1] === '\r' ? lineBreak - 1 : lineBreak, end: s.getEnd(), text: '' });
+      } else {
+        // The first line: with the break after it, unless the support code goes right after it (the last import).
+        const lastImport = [...sourceFile.statements].reverse().find(st => ts.isImportDeclaration(st));
+        const after = /^\r?\n/.exec(text.slice(s.getEnd()))?.[0] ?? '';
+        edits.push({ start: s.getStart(sourceFile), end: s.getEnd() + (lastImport === s ? 0 : after.length), text: '' });
+      }
+    }
+  }
+  return edits;
+}
