@@ -601,10 +601,10 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
 const URL_QUESTION_PROPERTIES = new Set(['mode', 'message', 'url', 'elicitationId']);
 
 /**
- * Why a pushed URL-mode elicitInput() cannot become `inputRequired.elicitUrl({ message, url })` (a
- * clause read after "is not rewritten as"): its
- * params are not an object literal at the call of just mode, message, url and elicitationId, or the
- * elicitationId is used again (a completion notification, a lookup), which the 2026 question cannot carry.
+ * Why a pushed URL-mode elicitInput() cannot become `inputRequired.elicitUrl({ message, url })`, as a
+ * clause read after "is not rewritten as": its params are not an object literal at the call of just
+ * mode, message, url and elicitationId, or the elicitationId is used again (a completion
+ * notification, a lookup), which the 2026 question cannot carry, or computing it could be seen.
  */
 function urlPushProblem(ts: TS, raw: RawSite, fn: ts.FunctionLikeDeclaration): string | undefined {
   const params = raw.params && skipOuter(ts, raw.params);
@@ -632,7 +632,6 @@ function urlPushProblem(ts: TS, raw: RawSite, fn: ts.FunctionLikeDeclaration): s
   return call ? `its elicitationId is computed by \`${call.getText().slice(0, 40)}\`, which would no longer run` : undefined;
 }
 
-
 /** A reference, outside `value`, to a local that `value` reads (its declaration aside). */
 function reusedName(ts: TS, value: ts.Node, fn: ts.FunctionLikeDeclaration): ts.Identifier | undefined {
   const decls = new Set<unknown>();
@@ -644,10 +643,6 @@ function reusedName(ts: TS, value: ts.Node, fn: ts.FunctionLikeDeclaration): ts.
     n.forEachChild(collect);
   };
   collect(value);
-  if (ts.isIdentifier(value)) {
-    const decl = resolveIdentifier(ts, value);
-    if (decl && decl.kind !== 'import' && !ts.isSourceFile(decl.scope)) decls.add(decl);
-  }
   let found: ts.Identifier | undefined;
   const visit = (n: ts.Node): void => {
     if (found || n === value) return;
