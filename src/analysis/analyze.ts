@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
 import { bindingIdentifiers, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
-import { detectSites, type RawSite } from './detect.js';
+import { detectSites, memberValue, urlMembers, type RawSite } from './detect.js';
 import { isDualEraPush } from './dualEra.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, mappedQuestion, type AnswerForm, type FlowInfo } from './flow.js';
@@ -597,9 +597,6 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   return { kind: 'migrate', review: notes.length > 0, notes };
 }
 
-/** URL-question properties inputRequired.elicitUrl() carries, and the two it drops (the 2026 question has no id). */
-const URL_QUESTION_PROPERTIES = new Set(['mode', 'message', 'url', 'elicitationId']);
-
 /**
  * Why a pushed URL-mode elicitInput() cannot become `inputRequired.elicitUrl({ message, url })`, as a
  * clause read after "is not rewritten as": its params are not an object literal at the call of just
@@ -609,14 +606,11 @@ const URL_QUESTION_PROPERTIES = new Set(['mode', 'message', 'url', 'elicitationI
 function urlPushProblem(ts: TS, raw: RawSite, fn: ts.FunctionLikeDeclaration): string | undefined {
   const params = raw.params && skipOuter(ts, raw.params);
   if (!params || !ts.isObjectLiteralExpression(params)) return 'its params are not written at the call';
-  let id: ts.Expression | undefined;
-  for (const property of params.properties) {
-    const name = (ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) && !ts.isComputedPropertyName(property.name) ? property.name.getText().replace(/['"]/g, '') : undefined;
-    if (!name || !URL_QUESTION_PROPERTIES.has(name)) return `\`${property.getText().slice(0, 40)}\` has no place in inputRequired.elicitUrl({ message, url })`;
-    if (name === 'elicitationId') id = ts.isPropertyAssignment(property) ? property.initializer : (property as ts.ShorthandPropertyAssignment).name;
-  }
-  const used = new Set(params.properties.map(p => p.name?.getText().replace(/['"]/g, '')));
-  if (!used.has('message') || !used.has('url')) return 'its params do not spell out message and url';
+  const shape = urlMembers(ts, params);
+  if ('stray' in shape) return `\`${shape.stray.getText().slice(0, 40)}\` has no place in inputRequired.elicitUrl({ message, url })`;
+  if (!shape.members.has('message') || !shape.members.has('url')) return 'its params do not spell out message and url';
+  const idMember = shape.members.get('elicitationId');
+  const id = idMember && memberValue(ts, idMember);
   let notifier: ts.Node | undefined;
   const findNotifier = (n: ts.Node): void => {
     if (!notifier && ts.isPropertyAccessExpression(n) && n.name.text === 'createElicitationCompletionNotifier') notifier = n;
@@ -730,17 +724,14 @@ function urlThrowVerdict(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver):
   }
   const element = skipOuter(ts, list.elements[0]!);
   if (!ts.isObjectLiteralExpression(element)) return refuse('unsupported-construct', 'the elicitation is not an object literal; write { mode: \'url\', elicitationId, url, message } inline.');
-  const names = new Set<string>();
-  for (const property of element.properties) {
-    if (!(ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) || ts.isComputedPropertyName(property.name)) {
-      return refuse('unsupported-construct', 'the elicitation object has a spread, method or computed key; write { mode: \'url\', elicitationId, url, message } out.');
-    }
-    const name = property.name.getText().replace(/['"]/g, '');
-    if (!['mode', 'elicitationId', 'url', 'message'].includes(name)) {
-      return refuse('unsupported-construct', `the elicitation carries \`${name}\`, which inputRequired.elicitUrl({ message, url }) has no place for; migrate by hand.`);
-    }
-    names.add(name);
+  const shape = urlMembers(ts, element);
+  if ('stray' in shape && shape.name === undefined) {
+    return refuse('unsupported-construct', 'the elicitation object has a spread, method or computed key; write { mode: \'url\', elicitationId, url, message } out.');
   }
+  if ('stray' in shape) {
+    return refuse('unsupported-construct', `the elicitation carries \`${shape.name}\`, which inputRequired.elicitUrl({ message, url }) has no place for; migrate by hand.`);
+  }
+  const names = shape.members;
   if (!names.has('url') || !names.has('message')) return refuse('unsupported-construct', 'the elicitation does not spell out url and message; write them in the object literal.');
   if (message && !isConstantText(ts, message)) {
     return refuse('unsupported-construct', 'the error message is computed; the rewrite re-uses it when the user declines, so write it as a string literal or drop it.');

@@ -210,6 +210,32 @@ function elicitationKind(ts: TS, params: ts.Expression | undefined): SiteKind {
   return 'elicitation';
 }
 
+/** What a 2025 URL elicitation may hold for `inputRequired.elicitUrl({ message, url })` (which drops mode and elicitationId). */
+export const URL_QUESTION_KEYS: ReadonlySet<string> = new Set(['mode', 'message', 'url', 'elicitationId']);
+
+export type UrlMember = ts.PropertyAssignment | ts.ShorthandPropertyAssignment;
+
+/**
+ * The members of a URL elicitation written as an object literal, by name (`'url'` and `url` alike);
+ * or the first member that is not one of URL_QUESTION_KEYS (`name` undefined for a spread, a method
+ * or a computed key).
+ */
+export function urlMembers(ts: TS, literal: ts.ObjectLiteralExpression): { members: Map<string, UrlMember> } | { stray: ts.ObjectLiteralElementLike; name: string | undefined } {
+  const members = new Map<string, UrlMember>();
+  for (const property of literal.properties) {
+    if (!(ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) || ts.isComputedPropertyName(property.name)) return { stray: property, name: undefined };
+    const name = property.name.getText().replace(/['"]/g, '');
+    if (!URL_QUESTION_KEYS.has(name)) return { stray: property, name };
+    members.set(name, property);
+  }
+  return { members };
+}
+
+/** A member's value: its initializer, or the name a shorthand reads. */
+export function memberValue(ts: TS, member: UrlMember): ts.Expression {
+  return ts.isPropertyAssignment(member) ? member.initializer : member.name;
+}
+
 /** `getClientCapabilities()?.elicitation` → elicitation. */
 function capabilityRead(ts: TS, call: ts.CallExpression): QuestionKind | undefined {
   let node: ts.Node = call;

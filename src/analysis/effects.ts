@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import { buildFlow, type FlowNode } from './cfg.js';
 import { isFunctionLike, isWithinNode, resolveIdentifier } from './scope.js';
 import { skipOuter } from './sdk.js';
+import { memberValue, urlMembers } from './detect.js';
 import { isIdSource, isOutcomeNeutralCall, isPureCallee, PURE_CONSTRUCTORS } from './purity.js';
 import type { TS } from './types.js';
 
@@ -87,10 +88,12 @@ export function sideEffectsBefore(
  */
 function withoutUrlId(ts: TS, arg: ts.Expression): readonly ts.Node[] {
   const e = skipOuter(ts, arg);
-  const nameOf = (p: ts.ObjectLiteralElementLike): string | undefined => p.name?.getText().replace(/['"]/g, '');
-  const isUrl = ts.isObjectLiteralExpression(e) && e.properties.some(p => ts.isPropertyAssignment(p) && nameOf(p) === 'mode' &&
-    ts.isStringLiteralLike(skipOuter(ts, p.initializer)) && (skipOuter(ts, p.initializer) as ts.StringLiteralLike).text === 'url');
-  return isUrl ? (e as ts.ObjectLiteralExpression).properties.filter(p => nameOf(p) !== 'elicitationId') : [arg];
+  const shape = ts.isObjectLiteralExpression(e) ? urlMembers(ts, e) : undefined;
+  const members = shape && 'members' in shape ? shape.members : undefined;
+  const mode = members?.get('mode');
+  const value = mode && skipOuter(ts, memberValue(ts, mode));
+  if (!members || !value || !ts.isStringLiteralLike(value) || value.text !== 'url') return [arg];
+  return (e as ts.ObjectLiteralExpression).properties.filter(p => p !== members.get('elicitationId'));
 }
 
 /**

@@ -160,10 +160,18 @@ export function isOutcomeNeutralCall(ts: TS, call: ts.CallExpression): boolean {
  */
 export function isIdSource(ts: TS, call: ts.CallExpression): boolean {
   const callee = skipOuter(ts, call.expression);
-  if (ts.isIdentifier(callee)) return callee.text === 'randomUUID';
+  if (ts.isIdentifier(callee)) return callee.text === 'randomUUID' && importedFrom(ts, callee, ['node:crypto', 'crypto']);
   if (!ts.isPropertyAccessExpression(callee) || !ts.isIdentifier(callee.expression)) return false;
   const name = `${callee.expression.text}.${callee.name.text}`;
   return name === 'crypto.randomUUID' || name === 'Date.now' || name === 'Math.random';
+}
+
+/** Whether `id` is bound by an import from one of `modules`. */
+function importedFrom(ts: TS, id: ts.Identifier, modules: readonly string[]): boolean {
+  const decl = resolveIdentifier(ts, id);
+  let node: ts.Node | undefined = decl?.kind === 'import' ? decl.declaration : undefined;
+  while (node && !ts.isImportDeclaration(node)) node = node.parent;
+  return !!node && ts.isStringLiteral(node.moduleSpecifier) && modules.includes(node.moduleSpecifier.text);
 }
 
 /** A call in `value` that is neither pure nor an id source (or an assignment, an update, a `new`), if any. */

@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import { completesNormally } from '../../src/analysis/cfg.js';
 import { statementList } from '../../src/analysis/continuation.js';
+import { urlMembers, type UrlMember } from '../../src/analysis/detect.js';
 import { declaredDecls, type RoundsPlan, type Suspension } from '../../src/analysis/rounds.js';
 import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, resolveIdentifier, type LocalDecl } from '../../src/analysis/scope.js';
 import { isPureExpression } from '../../src/analysis/flow.js';
@@ -342,8 +343,9 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
    * written; the mode is implied and the elicitationId, used nowhere else (urlPushProblem), goes.
    */
   const urlRequestOf = (params: ts.Expression): ts.Expression => {
-    const literal = skipOuter(ts, params) as ts.ObjectLiteralExpression;
-    const kept = literal.properties.filter(p => ['message', 'url'].includes(p.name!.getText(sourceFile).replace(/['"]/g, '')));
+    const shape = urlMembers(ts, skipOuter(ts, params) as ts.ObjectLiteralExpression) as { members: Map<string, UrlMember> };
+    const kept = [...shape.members].filter(([name]) => name === 'message' || name === 'url').map(([, member]) => member).sort((a, b) => a.pos - b.pos);
+    // Each slot holds a whole member as written (`message: ...`, or `url` alone): printed as a shorthand, it reads as written.
     const properties = kept.map(p => gen.slot(original(p.getStart(sourceFile), p.getEnd(), guards)));
     return gen.call('inputRequired.elicitUrl', [f.createObjectLiteralExpression(properties.map(slot => f.createShorthandPropertyAssignment(slot)))]);
   };

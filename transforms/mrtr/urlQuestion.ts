@@ -1,5 +1,6 @@
 import type * as ts from 'typescript';
 import type { HandlerPlan } from '../../src/analysis/index.js';
+import { memberValue, urlMembers } from '../../src/analysis/detect.js';
 import { observableCall } from '../../src/analysis/purity.js';
 import { resolveIdentifier } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
@@ -21,9 +22,10 @@ export function droppedUrlIds(ts: TS, plans: readonly HandlerPlan[]): DroppedUrl
   const dropped: DroppedUrlIds = { values: [], declarations: [] };
   for (const question of plans.flatMap(p => p.questions)) {
     const params = question.raw.kind === 'url-elicitation' && question.raw.params ? skipOuter(ts, question.raw.params) : undefined;
-    const property = params && ts.isObjectLiteralExpression(params) ? params.properties.find(p => p.name?.getText() === 'elicitationId') : undefined;
-    const value = property && (ts.isPropertyAssignment(property) ? skipOuter(ts, property.initializer) : ts.isShorthandPropertyAssignment(property) ? property.name : undefined);
-    if (!value) continue;
+    const shape = params && ts.isObjectLiteralExpression(params) ? urlMembers(ts, params) : undefined;
+    const member = shape && 'members' in shape ? shape.members.get('elicitationId') : undefined;
+    if (!member) continue;
+    const value = skipOuter(ts, memberValue(ts, member));
     dropped.values.push(value);
     const decl = ts.isIdentifier(value) ? resolveIdentifier(ts, value) : undefined;
     const declaration = decl?.kind === 'const' && ts.isVariableDeclaration(decl.declaration) ? decl.declaration : undefined;
