@@ -19,6 +19,7 @@ import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
 import { fileLine, lineOf, listed } from './places.js';
 import { decisive, reasonOfNoRequest } from './reasons.js';
+import { frameworkHint } from './frameworks.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
@@ -378,6 +379,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
     if (context.type === 'no-request') {
       // A test's direct call does not keep a request from reaching the helper, but a split would break it.
       if (contexts.isTestCall(caller, context)) fromTests.push(caller);
+      else if (context.why === 'framework') refusals.push({ reason: 'framework', hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; ${frameworkHint(context.framework!)}` });
       else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
       continue;
     }
@@ -465,12 +467,19 @@ const API_LABEL: Record<SiteApi, string> = {
   'ctx.mcpReq.send': 'ctx.mcpReq.send()',
   UrlElicitationRequiredError: 'UrlElicitationRequiredError',
   getClientCapabilities: 'getClientCapabilities()',
+  framework: 'a framework question',
 };
 
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
 function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
-  const label = API_LABEL[raw.api];
+  const label = raw.framework?.label ?? API_LABEL[raw.api];
+  const framework = context.type === 'no-request' && context.why === 'framework' ? context.framework : raw.framework?.framework;
+  if (framework) {
+    // Where the framework calls the handler, the detail says so; a framework's API elsewhere is named by its call.
+    const where = context.type === 'no-request' && context.why === 'framework' ? context.detail : `${label} is ${framework}'s API`;
+    return refuse('framework', `${where}; ${frameworkHint(framework)}`);
+  }
   if (raw.untypedReceiver) {
     const text = raw.untypedReceiver.getText();
     return refuse('untyped-receiver', `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\` has type any, so nothing shows this is the SDK's server or context; give it its type and run again, or migrate by hand.`);

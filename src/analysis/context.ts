@@ -5,6 +5,7 @@ import { functionNameNode, skipOuter } from './sdk.js';
 import type { TestFilePredicate } from './testFiles.js';
 import { decisiveNoRequest, reasonOfNoRequest } from './reasons.js';
 import { fileLine, listed } from './places.js';
+import { frameworkHandlerOf } from './frameworks.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
 /**
@@ -37,6 +38,8 @@ export class ContextFinder {
     for (let fn = enclosingFunction(ts, node); fn; fn = enclosingFunction(ts, fn)) {
       const handler = this.handlerOf(fn);
       if (handler) return { type: 'handler', handler };
+      const owned = frameworkHandlerOf(ts, fn);
+      if (owned) return { type: 'no-request', why: 'framework', framework: owned.framework, detail: owned.detail };
       const parent = skipParens(ts, fn);
       const container = parent.parent;
 
@@ -137,7 +140,10 @@ export class ContextFinder {
     } else {
       // Every caller is outside requests: the decisive one gives the reason (a relay, a timer, ...) and comes first.
       const top = decisiveNoRequest(outside.map(o => o.context))!;
-      if (top.why === 'function-value') {
+      if (top.why === 'framework') {
+        // A helper of a framework's handler runs in its request: the framework is its obstacle too.
+        result = { type: 'no-request', why: 'framework', framework: top.framework!, detail: `${name}() runs in a request ${top.framework!} dispatches: ${top.detail.replace(/^.*? dispatches: /, '')}` };
+      } else if (top.why === 'function-value') {
         // Least decisive: every caller hands the function on.
         result = { type: 'no-request', why: 'function-value', detail: `${name}() is called ${top.handedAt!}`, handedAt: top.handedAt! };
       } else {

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import { QUESTION_METHODS, RESULT_SCHEMA_KINDS, skipOuter, type SdkResolver } from './sdk.js';
 import { followLocal, writtenValue } from './requestLocals.js';
+import { frameworkQuestionOf, type FrameworkQuestion } from './frameworks.js';
 import type { QuestionKind, SdkGeneration, SiteApi, SiteKind, TS } from './types.js';
 
 /** A push-style call (or URL-elicitation throw, or capability read) found in a file, before classification. */
@@ -25,13 +26,15 @@ export interface RawSite {
   paramsWritten?: ts.Expression | undefined;
   /** The receiver, when its type is `any` and the call only has the shape of a push (see untypedPush). */
   untypedReceiver?: ts.Expression | undefined;
+  /** For api `framework`: the framework whose API asks, and the call as written. */
+  framework?: FrameworkQuestion | undefined;
 }
 
 export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
   const sites: RawSite[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
-      const site = classifyCall(ts, node, resolver);
+      const site = classifyCall(ts, node, resolver) ?? frameworkSite(ts, node, resolver);
       if (site) sites.push(site);
     } else if (ts.isNewExpression(node)) {
       const ctor = resolver.sdkExport(node.expression);
@@ -95,6 +98,14 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
     return requestStyle(ts, call, 'extra.sendRequest', receiver.sdk, resolver, args[2]);
   }
   return undefined;
+}
+
+/** A question asked through an MCP framework's API (`extra.elicit({ ... })`): reported, and refused (frameworks.ts). */
+function frameworkSite(ts: TS, call: ts.CallExpression, resolver: SdkResolver): RawSite | undefined {
+  const question = frameworkQuestionOf(ts, call);
+  if (!question) return undefined;
+  const sdk: SdkGeneration = [...resolver.imports.values()].some(i => i.sdk === 'v1') ? 'v1' : 'v2';
+  return { node: call, call, kind: question.kind, api: 'framework', sdk, params: call.arguments[0], options: call.arguments[1], framework: question };
 }
 
 /**

@@ -4,28 +4,29 @@ import type { NoRequestWhy, RefusalReason, SiteContext } from './types.js';
  * The refusal reasons, the most decisive first. Where several obstacles stand in a site's way (two
  * callers of a helper, a question that is both in an odd construct and followed by a live Map), the
  * reason reported is the one a user must deal with first: a handler kind that cannot answer
- * input_required, a relay, a question nobody awaits, no request at all, then state that cannot
- * travel, then what the rewrite does not handle yet. "Cannot tell" (unknown-local-type) is last but
+ * input_required, a framework that owns the handler, a relay, a question nobody awaits, no request
+ * at all, then state that cannot travel, then what the rewrite does not handle yet. "Cannot tell" (unknown-local-type) is last but
  * one: types may show there is no obstacle at all.
  */
 const RANK: Record<RefusalReason, number> = {
   'ignored': 0,
   'untyped-receiver': 1,
   'handler-kind': 2,
-  'relay': 3,
-  'fire-and-forget': 4,
-  'detached-task': 5,
-  'no-live-request': 6,
-  'non-json-local': 7,
-  'shared-state-mutated': 8,
-  'secret-in-state': 9,
-  'server-not-found': 10,
-  'loop': 11,
-  'parallel': 12,
-  'nested-callback': 13,
-  'unsupported-construct': 14,
-  'unknown-local-type': 15,
-  'blocked-by-sibling': 16,
+  'framework': 3,
+  'relay': 4,
+  'fire-and-forget': 5,
+  'detached-task': 6,
+  'no-live-request': 7,
+  'non-json-local': 8,
+  'shared-state-mutated': 9,
+  'secret-in-state': 10,
+  'server-not-found': 11,
+  'loop': 12,
+  'parallel': 13,
+  'nested-callback': 14,
+  'unsupported-construct': 15,
+  'unknown-local-type': 16,
+  'blocked-by-sibling': 17,
 };
 
 /** Every reason, in that order (a record above, so a new reason cannot be left without a rank). */
@@ -52,6 +53,8 @@ export function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
       return 'handler-kind';
     case 'relay':
       return 'relay';
+    case 'framework':
+      return 'framework';
     case 'function-value':
       return 'unsupported-construct';
     default:

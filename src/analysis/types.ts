@@ -1,4 +1,5 @@
 import type * as ts from 'typescript';
+import type { FrameworkName } from './frameworks.js';
 
 /** The TypeScript namespace in use: ESLint hands over `typescript`, the codemod ts-morph's bundled copy. */
 export type TS = Omit<typeof ts, 'default'>;
@@ -21,7 +22,9 @@ export type SiteApi =
   | 'ctx.mcpReq.requestSampling'
   | 'ctx.mcpReq.send'
   | 'UrlElicitationRequiredError'
-  | 'getClientCapabilities';
+  | 'getClientCapabilities'
+  /** A question asked through an MCP framework's own API (`extra.elicit()`, `this.elicit()`; see frameworks.ts). */
+  | 'framework';
 
 /** The three methods whose handlers may answer `input_required`. */
 export type MrtrMethod = 'tools/call' | 'prompts/get' | 'resources/read';
@@ -83,7 +86,15 @@ export interface HandlerWrapper {
 export type SiteContext =
   | { type: 'handler'; handler: Handler }
   | { type: 'helper'; helper: ts.FunctionLikeDeclaration; helperName: string; handlers: Handler[]; unreachableFrom: string[] }
-  | { type: 'no-request'; why: NoRequestWhy; detail: string; /** function-value: where the function is handed (`in a function handed to register() ...`). */ handedAt?: string };
+  | {
+    type: 'no-request';
+    why: NoRequestWhy;
+    detail: string;
+    /** function-value: where the function is handed (`in a function handed to register() ...`). */
+    handedAt?: string;
+    /** framework: the framework that calls the function for a request. */
+    framework?: FrameworkName;
+  };
 
 export type NoRequestWhy =
   | 'startup'
@@ -98,7 +109,12 @@ export type NoRequestWhy =
   /** Runs in a request handler of an MCP client (`upstream.setRequestHandler(ElicitRequestSchema, ...)`). */
   | 'relay'
   /** Runs in a function handed as a value to one of the project's functions, which calls it later (a registrar). */
-  | 'function-value';
+  | 'function-value'
+  /**
+   * Runs in a request an MCP framework dispatches (a `@Tool()` method, an `MCPTool`'s `execute()`, an
+   * xmcp module): a request is live, but the framework, not the SDK, calls the function and builds its result.
+   */
+  | 'framework';
 
 /** Structural tags for the code around a site, from the site outwards to its function. */
 export type ControlFlowTag =
@@ -173,6 +189,8 @@ export type RefusalReason =
   | 'untyped-receiver'
   /** Inside a request handler of an MCP client: a question an upstream server asked, relayed to this server's client. */
   | 'relay'
+  /** In a handler an MCP framework owns, or asked through a framework's API (see frameworks.ts). */
+  | 'framework'
   /** Under a `// mrtr-migrate-ignore <reason>` comment (see suppressions.ts). */
   | 'ignored';
 

@@ -32,6 +32,17 @@ const v2AtStartup = `import { McpServer } from '@modelcontextprotocol/server';
 const server = new McpServer({ name: 'demo', version: '2.0.0' });
 await server.server.createMessage({ messages: [], maxTokens: 10 });`;
 
+// An mcp-framework tool: the framework owns the handler, so it is reported and refused, naming the framework.
+const frameworkTool = `import { MCPTool } from 'mcp-framework';
+export default class Summarize extends MCPTool {
+  name = 'summarize';
+  description = 'Summarizes';
+  schema = {};
+  async execute(input: { text: string }) {
+    return this.samplingRequest({ messages: [{ role: 'user', content: { type: 'text', text: input.text } }], maxTokens: 100 });
+  }
+}`;
+
 const lookalikes = [
   `import Anthropic from '@anthropic-ai/sdk';
 const anthropic = new Anthropic();
@@ -55,6 +66,18 @@ ruleTester.run('no-push-sampling', rule, {
     { code: v1SendRequest, errors: [{ messageId: 'migratable', ...at(v1SendRequest, 'extra.sendRequest') }] },
     { code: v2RequestSampling, errors: [{ messageId: 'migratable', ...at(v2RequestSampling, 'ctx.mcpReq.requestSampling') }] },
     { code: v2AtStartup, errors: [{ messageId: 'refused', ...at(v2AtStartup, 'server.server.createMessage') }] },
+    {
+      code: frameworkTool,
+      errors: [{
+        messageId: 'refused',
+        ...at(frameworkTool, 'this.samplingRequest'),
+        data: {
+          call: 'this.samplingRequest()',
+          reason: 'framework',
+          hint: 'execute() of Summarize (extends MCPTool) is called by mcp-framework for tools/call; mcp-framework calls execute() and builds its result, and has no input_required result for it to return: migrate when mcp-framework supports MRTR, or by hand.',
+        },
+      }],
+    },
   ],
 });
 

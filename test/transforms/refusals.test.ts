@@ -32,6 +32,7 @@ const REASONS: Record<RefusalReason, true> = {
   'secret-in-state': true,
   'untyped-receiver': true,
   relay: true,
+  framework: true,
   ignored: true,
 };
 /** A suppressed site gets no marker (its ignore comment says why): fixtures/v2-ignore-comments covers it. */
