@@ -1,6 +1,7 @@
 import type { Project, SourceFile, ts } from 'ts-morph';
 import type { FileAnalysis, ProjectIndex } from '../src/analysis/index.js';
 import type { Diagnostic, SiteReport } from '../src/report/model.js';
+import type { FrameworkName } from '../src/analysis/frameworks.js';
 
 /**
  * A transform rewrites one source file of the in-memory ts-morph project. Transforms run in the
@@ -40,6 +41,8 @@ export interface TransformContext {
   planned?: ReadonlyMap<string, PlannedAnalysis> | undefined;
   /** The project's test files (src/project/testFiles.ts); default: the usual names and folders under `cwd`. */
   isTestFile?: ((fileName: string) => boolean) | undefined;
+  /** The MCP framework whose own package holds a file (src/project/packageJson.ts); default: read from the files' package.json. */
+  frameworkPackageOf?: ((fileName: string) => FrameworkName | undefined) | undefined;
 }
 
 /** A file's analysis on the program the run planned with (compiler objects of that program). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type * as TS from 'typescript';
 import { analysisWithoutChecker, analyzeFile, mightContainSites, ProjectIndex, type FileAnalysis, type Site } from '../../src/analysis/index.js';
+import { frameworkPackages } from '../../src/project/packageJson.js';
 
 // The compiler is loaded with require: imported from an ES module, Node first scans its 9 MB for
 // named exports, about 0.4 s of every lint run (scripts/bench-lint.mjs).
@@ -13,6 +14,9 @@ const ts = createRequire(import.meta.url)('typescript') as typeof TS;
  * (test/rules/analysis-failure.test.ts) without replacing modules other test files share.
  */
 export const analyzer = { analyzeFile };
+
+/** In an MCP framework's own package, a question no handler reaches is the framework's API (as the CLI reads it). */
+const frameworkPackageOf = frameworkPackages();
 
 type AnyRuleContext = Readonly<TSESLint.RuleContext<string, readonly unknown[]>>;
 
@@ -100,10 +104,10 @@ function analyze(context: AnyRuleContext): FileAnalysis | null {
     if (plain) return plain;
     const index = projectIndex(program);
     // Files are planned together as the CLI plans them: a server built in another file can be wired.
-    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), indirectCallSites: fn => index.indirectCallsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true });
+    return analyzer.analyzeFile({ ts, sourceFile: typedFile, program, externalCallSites: fn => index.callsOf(fn), indirectCallSites: fn => index.indirectCallsOf(fn), externalConstructions: ctor => index.constructionsOf(ctor), crossFile: true, frameworkPackageOf });
   }
   const sourceFile = parserSourceFile(context, text, scriptKind) ?? ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKind);
-  return analyzer.analyzeFile({ ts, sourceFile });
+  return analyzer.analyzeFile({ ts, sourceFile, frameworkPackageOf });
 }
 
 /** Files parsed by this copy of TypeScript share its SourceFile prototype. */

@@ -19,7 +19,7 @@ import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
 import { fileLine, lineOf, listed } from './places.js';
 import { decisive, reasonOfNoRequest } from './reasons.js';
-import { frameworkHint } from './frameworks.js';
+import { frameworkHint, ownCodeContext, ownCodeHint, type FrameworkName } from './frameworks.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
@@ -56,6 +56,8 @@ export interface AnalyzeOptions {
    * directory): calls there do not decide whether a request reaches a helper.
    */
   isTestFile?: TestFilePredicate | undefined;
+  /** The MCP framework whose own package holds a file (its package.json names it), if one does: see frameworks.ts. */
+  frameworkPackageOf?: ((fileName: string) => FrameworkName | undefined) | undefined;
 }
 
 /** Everything the rewrite needs about one question. */
@@ -266,7 +268,9 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     }
     return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker), viaHelper: split };
   };
-  const facts: Facts[] = raws.map(raw => factsAt(raw, contexts.contextOf(raw.node), raw.call));
+  // In a framework's own package, what no handler of the project reaches is the framework's API.
+  const ownFramework = (raw: RawSite) => options.frameworkPackageOf?.(raw.node.getSourceFile().fileName);
+  const facts: Facts[] = raws.map(raw => factsAt(raw, ownCodeContext(ts, contexts.contextOf(raw.node), raw.node, ownFramework(raw)), raw.call));
 
   const helperCx: HelperContext = { ts, checker, questionOf, isQuestionCall, exportsAllowed: crossFile };
   const chainCx: ChainContext = { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, factsAt, facts };
@@ -478,7 +482,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (framework) {
     // Where the framework calls the handler, the detail says so; a framework's API elsewhere is named by its call.
     const where = context.type === 'no-request' && context.why === 'framework' ? context.detail : `${label} is ${framework}'s API`;
-    return refuse('framework', `${where}; ${frameworkHint(framework)}`);
+    const own = context.type === 'no-request' && context.ownCode === true;
+    return refuse('framework', `${where}; ${own ? ownCodeHint(framework) : frameworkHint(framework)}`);
   }
   if (raw.untypedReceiver) {
     const text = raw.untypedReceiver.getText();

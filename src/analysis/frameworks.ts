@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
-import { resolveIdentifier } from './scope.js';
-import type { MrtrMethod, QuestionKind, TS } from './types.js';
+import { enclosingFunction, resolveIdentifier } from './scope.js';
+import { functionNameNode } from './sdk.js';
+import type { MrtrMethod, NoRequestWhy, QuestionKind, SiteContext, TS } from './types.js';
 
 /**
  * MCP frameworks that own the server and its handlers: the user writes a decorated method, a
@@ -29,6 +30,34 @@ const HINTS: Readonly<Record<FrameworkName, string>> = {
 
 export function frameworkHint(framework: FrameworkName): string {
   return HINTS[framework];
+}
+
+/** The framework a package is, by its package.json name. */
+export function frameworkOfPackage(name: unknown): FrameworkName | undefined {
+  return typeof name === 'string' && Object.hasOwn(MODULES, name) ? MODULES[name] : undefined;
+}
+
+/** For a framework's own code: who would have to change, and how. */
+export function ownCodeHint(framework: FrameworkName): string {
+  return `its users' handlers reach this question through ${framework}'s API, so it can become an input_required result only through that API (a design change for ${framework}), not by a rewrite of this call.`;
+}
+
+/** Where no handler of the project reaches a question, in a framework's own package: the framework's users do. */
+const OWN_CODE_WHYS: ReadonlySet<NoRequestWhy> = new Set(['startup', 'oninitialized', 'unreachable-helper']);
+
+/**
+ * The context of a question in a framework's own source (the package.json that holds the file names
+ * FastMCP, mcp-framework, ...): where the project itself shows no request reaching it, it is the
+ * framework's API that its users' handlers call (`BaseTool.elicit()`) or its session setup.
+ */
+export function ownCodeContext(ts: TS, context: SiteContext, node: ts.Node, framework: FrameworkName | undefined): SiteContext {
+  if (!framework || context.type !== 'no-request' || !OWN_CODE_WHYS.has(context.why)) return context;
+  const fn = enclosingFunction(ts, node);
+  const name = fn && functionNameNode(ts, fn)?.text;
+  const owner = fn && ts.isMethodDeclaration(fn) && ts.isClassLike(fn.parent) && fn.parent.name ? `${fn.parent.name.text}.` : '';
+  const where = name ? `${owner}${name}()` : fn ? 'this function' : 'this module code';
+  // The first clause is the marker's: what the code is; the rest, why no handler was seen, is the report's.
+  return { type: 'no-request', why: 'framework', framework, ownCode: true, detail: `${where} is ${framework}'s own code, which no handler of this package reaches: ${context.detail}` };
 }
 
 /** A function a framework calls for a request: which framework, and a short description of it. */

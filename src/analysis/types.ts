@@ -94,6 +94,8 @@ export type SiteContext =
     handedAt?: string;
     /** framework: the framework that calls the function for a request. */
     framework?: FrameworkName;
+    /** framework: the question is in the framework's own source, not in a handler of its user. */
+    ownCode?: boolean;
   };
 
 export type NoRequestWhy =

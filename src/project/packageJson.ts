@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { frameworkOfPackage, type FrameworkName } from '../analysis/frameworks.js';
 
 /**
  * The manifest side of the v1-to-v2 stage (the official codemod does not export its updater): the
@@ -167,4 +168,21 @@ export function declaresV1(file: string): boolean {
 function section(json: Json, name: string): Json | undefined {
   const value = json[name];
   return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+/**
+ * The MCP framework whose own package holds a file (the nearest package.json is FastMCP's,
+ * mcp-framework's, ...), memoised per folder: in the framework's own source, a question no handler
+ * of the project reaches is the framework's API (src/analysis/frameworks.ts).
+ */
+export function frameworkPackages(): (fileName: string) => FrameworkName | undefined {
+  const byFolder = new Map<string, FrameworkName | undefined>();
+  return fileName => {
+    const folder = path.dirname(fileName);
+    if (!byFolder.has(folder)) {
+      const manifest = ownerManifest(fileName, path.parse(folder).root);
+      byFolder.set(folder, frameworkOfPackage(manifest && readJsonObject(manifest)?.['name']));
+    }
+    return byFolder.get(folder);
+  };
 }

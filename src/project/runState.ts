@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Project, SourceFile, ts } from 'ts-morph';
 import type { ProjectIndex } from '../analysis/index.js';
+import type { FrameworkName } from '../analysis/frameworks.js';
 import type { Diagnostic, FileReport, PackageJsonChange, RunReport, SiteReport } from '../report/model.js';
 import { TRANSFORMS, type Transform } from '../../transforms/index.js';
 import { markerText } from '../../transforms/mrtr/index.js';
@@ -150,6 +151,8 @@ export class RunState {
   plan: ProjectPlan | undefined;
   /** The project's test files (testFiles.ts), known from the plan phase on. */
   isTestFile: ((fileName: string) => boolean) | undefined;
+  /** The MCP framework whose own package holds a file (packageJson.ts), known from the plan phase on. */
+  frameworkPackageOf: ((fileName: string) => FrameworkName | undefined) | undefined;
   /**
    * The program every file is analysed against (built in the plan phase unless every file could be
    * analysed without it), until the emit phase is done with it.

@@ -4,6 +4,7 @@ import type * as ts from 'typescript';
 import { analyzeGroup, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
 import type { TestFilePredicate } from '../analysis/testFiles.js';
+import type { FrameworkName } from '../analysis/frameworks.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
 import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
@@ -39,7 +40,7 @@ export interface ProjectPlan {
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate, frameworkPackageOf?: (fileName: string) => FrameworkName | undefined): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
   const links: string[][] = [];
@@ -52,7 +53,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const typed = files.filter(file => !withoutChecker.has(file));
   const program = typed.length > 0 ? programOf() : undefined;
   const analyse = (sourceFile: ts.SourceFile): Map<ts.SourceFile, FileAnalysis> => analyzeGroup({
-    ts: tsApi, sourceFile, program, crossFile: true, isTestFile,
+    ts: tsApi, sourceFile, program, crossFile: true, isTestFile, frameworkPackageOf,
     externalCallSites: fn => index.callsOf(fn),
     indirectCallSites: fn => index.indirectCallsOf(fn),
     externalConstructions: ctor => index.constructionsOf(ctor),

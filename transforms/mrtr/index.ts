@@ -10,6 +10,7 @@ import { eraseTypes } from './eraseTypes.js';
 import { moduleSupportEdits, SUPPORT_TYPES, type CodecNames } from './moduleSupport.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { commonTestFiles } from '../../src/analysis/testFiles.js';
+import { frameworkPackages } from '../../src/project/packageJson.js';
 import { RELAY_SKETCH_IMPORTS, relaySketch } from '../../src/report/relaySketch.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
@@ -51,6 +52,7 @@ export const mrtrTransform: Transform = {
       // The CLI plans its files together (planned): a file it lowers is analysed again as the plan analysed it.
       crossFile: context.shared !== undefined || context.planned !== undefined,
       isTestFile: context.isTestFile ?? commonTestFiles(context.cwd),
+      frameworkPackageOf: context.frameworkPackageOf ?? frameworkPackages(),
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
     const original = compiled.text;

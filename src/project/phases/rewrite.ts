@@ -6,6 +6,7 @@ import type { Diagnostic, RunReport, SiteReport } from '../../report/model.js';
 import type { TransformContext } from '../../../transforms/index.js';
 import type { PlannedAnalysis } from '../../../transforms/types.js';
 import { classify } from '../load.js';
+import { frameworkPackages } from '../packageJson.js';
 import { programWith, projectHost } from '../programs.js';
 import { errorText, joinEntry, markUndone, once, type Entry, type RunState } from '../runState.js';
 import { planProject } from '../sharedCodec.js';
@@ -58,7 +59,8 @@ export function plan(run: RunState): void {
   });
 
   run.isTestFile ??= projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
-  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile);
+  run.frameworkPackageOf ??= frameworkPackages();
+  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile, run.frameworkPackageOf);
   run.analysis = { program, index };
   run.baselineFiles.push(...joinLinkedFiles(run));
 }
@@ -81,7 +83,7 @@ export function emit(run: RunState): void {
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
-  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile });
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf });
   live.forEach((entry, i) => {
     run.progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
     const sourceFile = entry.sourceFile!;
