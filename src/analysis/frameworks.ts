@@ -47,17 +47,28 @@ const OWN_CODE_WHYS: ReadonlySet<NoRequestWhy> = new Set(['startup', 'oninitiali
 
 /**
  * The context of a question in a framework's own source (the package.json that holds the file names
- * FastMCP, mcp-framework, ...): where the project itself shows no request reaching it, it is the
- * framework's API that its users' handlers call (`BaseTool.elicit()`) or its session setup.
+ * FastMCP, mcp-framework, ...). A handler of the package is the framework's dispatcher and a helper
+ * it reaches is the framework's API (`BaseTool.elicit()`, called from its users' `execute()`):
+ * splitting them would change what its users call. Where no handler of the package reaches the
+ * question, it is that API too, or the framework's session setup. A question in a timer, a
+ * notification handler, a test keeps its own reason.
  */
 export function ownCodeContext(ts: TS, context: SiteContext, node: ts.Node, framework: FrameworkName | undefined): SiteContext {
-  if (!framework || context.type !== 'no-request' || !OWN_CODE_WHYS.has(context.why)) return context;
-  const fn = enclosingFunction(ts, node);
-  const name = fn && functionNameNode(ts, fn)?.text;
+  if (!framework || (context.type === 'no-request' && !OWN_CODE_WHYS.has(context.why))) return context;
+  // The first named function on the way out (`elicit: (params) => ...` by its property; an arrow
+  // handler by the function that registers it).
+  const nameOf = (f: ts.FunctionLikeDeclaration): string | undefined =>
+    functionNameNode(ts, f)?.text ?? (ts.isPropertyAssignment(f.parent) && ts.isIdentifier(f.parent.name) ? f.parent.name.text : undefined);
+  let fn = enclosingFunction(ts, node);
+  while (fn && !nameOf(fn) && enclosingFunction(ts, fn)) fn = enclosingFunction(ts, fn);
+  const name = fn && nameOf(fn);
   const owner = fn && ts.isMethodDeclaration(fn) && ts.isClassLike(fn.parent) && fn.parent.name ? `${fn.parent.name.text}.` : '';
   const where = name ? `${owner}${name}()` : fn ? 'this function' : 'this module code';
-  // The first clause is the marker's: what the code is; the rest, why no handler was seen, is the report's.
-  return { type: 'no-request', why: 'framework', framework, ownCode: true, detail: `${where} is ${framework}'s own code, which no handler of this package reaches: ${context.detail}` };
+  // The first clause is the marker's: what the code is; the rest, where requests reach it, is the report's.
+  const detail = context.type === 'no-request'
+    ? `${where} is ${framework}'s own code, which no handler of this package reaches: ${context.detail}`
+    : `${where} is ${framework}'s own code, run for the tools its users write`;
+  return { type: 'no-request', why: 'framework', framework, ownCode: true, detail };
 }
 
 /** A function a framework calls for a request: which framework, and a short description of it. */

@@ -29,8 +29,21 @@ export abstract class MCPTool {
 }
 `;
 
-async function verdictIn(packageName: string) {
-  const dir = fixtureOptionsProject('framework-package', { 'BaseTool.ts': baseTool });
+/** The framework's dispatcher: the tools/call handler it registers for its users' tools, asking on their behalf. */
+const dispatcher = `import { McpServer } from '@modelcontextprotocol/server';
+
+export function serve(tools: Map<string, (confirmed: boolean) => string>): McpServer {
+  const server = new McpServer({ name: 'framework', version: '1.0.0' });
+  server.registerTool('run', {}, async () => {
+    const answer = await server.server.elicitInput({ mode: 'form', message: 'Run every tool?', requestedSchema: { type: 'object', properties: {} } });
+    return { content: [...tools.values()].map(tool => ({ type: 'text' as const, text: tool(answer.action === 'accept') })) };
+  });
+  return server;
+}
+`;
+
+async function verdictIn(packageName: string, file = 'BaseTool.ts', text = baseTool) {
+  const dir = fixtureOptionsProject('framework-package', { [file]: text });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: packageName, version: '0.0.1', type: 'module' }));
   const report = await migrate({ cwd: dir, dryRun: true });
   return report.sites.map(s => ({ line: s.line, status: s.status, reason: s.reason, hint: s.hint }));
@@ -48,5 +61,12 @@ describe("a question in a framework's own package", () => {
   it('is a helper no request reaches in any other package', async () => {
     const [site] = await verdictIn('my-server');
     expect(site).toMatchObject({ line: 10, status: 'refused', reason: 'no-live-request' });
+  });
+
+  it("in the framework's own dispatcher is the framework's too; in any other package the same handler migrates", async () => {
+    const [site] = await verdictIn('fastmcp', 'serve.ts', dispatcher);
+    expect(site).toMatchObject({ line: 6, status: 'refused', reason: 'framework' });
+    expect(site!.hint).toMatch(/^serve\(\) is FastMCP's own code, run for the tools its users write; /);
+    expect((await verdictIn('my-server', 'serve.ts', dispatcher))[0]).toMatchObject({ line: 6, status: 'migrated' });
   });
 });
