@@ -43,6 +43,8 @@ export interface TransformContext {
   isTestFile?: ((fileName: string) => boolean) | undefined;
   /** The MCP framework whose own package holds a file (src/project/packageJson.ts); default: read from the files' package.json. */
   frameworkPackageOf?: ((fileName: string) => FrameworkName | undefined) | undefined;
+  /** The installed @modelcontextprotocol/server lacks what the rewrite imports (src/project/serverApi.ts): why nothing is rewritten. */
+  serverTooOld?: string | undefined;
 }
 
 /** A file's analysis on the program the run planned with (compiler objects of that program). */

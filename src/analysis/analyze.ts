@@ -818,7 +818,7 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
  * transforms/mrtr (printHandler, splitHelper, rewriteUrlHandler, rewriteWrapper) and what
  * moduleSupport.ts adds for the support code. Keep the two in step.
  */
-const SDK_NAMES_IMPORTED = new Set([
+export const SDK_NAMES_IMPORTED: ReadonlySet<string> = new Set([
   'inputRequired', 'inputResponse', 'isInputRequiredResult', 'ProtocolError', 'ProtocolErrorCode', 'fromJsonSchema', 'createRequestStateCodec',
   'CLIENT_CAPABILITIES_META_KEY', 'InputRequest', 'InputResponseView', 'InputRequiredResult', 'ServerContext', 'ClientCapabilities',
   'ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult',

@@ -1,4 +1,4 @@
-export { analyzeFile, analyzeGroup, MRTR_METHODS, type AnalyzeOptions, type FileAnalysis, type HandlerPlan, type QuestionPlan } from './analyze.js';
+export { analyzeFile, analyzeGroup, MRTR_METHODS, SDK_NAMES_IMPORTED, type AnalyzeOptions, type FileAnalysis, type HandlerPlan, type QuestionPlan } from './analyze.js';
 export { ProjectIndex } from './projectIndex.js';
 export { mightContainSites } from './prefilter.js';
 export { analysisWithoutChecker, RETURNS_INPUT_REQUIRED } from './withoutChecker.js';

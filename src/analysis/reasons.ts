@@ -3,30 +3,31 @@ import type { NoRequestWhy, RefusalReason, SiteContext } from './types.js';
 /**
  * The refusal reasons, the most decisive first. Where several obstacles stand in a site's way (two
  * callers of a helper, a question that is both in an odd construct and followed by a live Map), the
- * reason reported is the one a user must deal with first: a handler kind that cannot answer
- * input_required, a framework that owns the handler, a relay, a question nobody awaits, no request
- * at all, then state that cannot travel, then what the rewrite does not handle yet. "Cannot tell" (unknown-local-type) is last but
- * one: types may show there is no obstacle at all.
+ * reason reported is the one a user must deal with first: a server too old for the rewrite, a handler
+ * kind that cannot answer input_required, a framework that owns the handler, a relay, a question
+ * nobody awaits, no request at all, then state that cannot travel, then what the rewrite does not
+ * handle yet. "Cannot tell" (unknown-local-type) is last but one: types may show there is no obstacle.
  */
 const RANK: Record<RefusalReason, number> = {
   'ignored': 0,
-  'untyped-receiver': 1,
-  'handler-kind': 2,
-  'framework': 3,
-  'relay': 4,
-  'fire-and-forget': 5,
-  'detached-task': 6,
-  'no-live-request': 7,
-  'non-json-local': 8,
-  'shared-state-mutated': 9,
-  'secret-in-state': 10,
-  'server-not-found': 11,
-  'loop': 12,
-  'parallel': 13,
-  'nested-callback': 14,
-  'unsupported-construct': 15,
-  'unknown-local-type': 16,
-  'blocked-by-sibling': 17,
+  'sdk-version': 1,
+  'untyped-receiver': 2,
+  'handler-kind': 3,
+  'framework': 4,
+  'relay': 5,
+  'fire-and-forget': 6,
+  'detached-task': 7,
+  'no-live-request': 8,
+  'non-json-local': 9,
+  'shared-state-mutated': 10,
+  'secret-in-state': 11,
+  'server-not-found': 12,
+  'loop': 13,
+  'parallel': 14,
+  'nested-callback': 15,
+  'unsupported-construct': 16,
+  'unknown-local-type': 17,
+  'blocked-by-sibling': 18,
 };
 
 /** Every reason, in that order (a record above, so a new reason cannot be left without a rank). */

@@ -194,7 +194,9 @@ export type RefusalReason =
   /** In a handler an MCP framework owns, or asked through a framework's API (see frameworks.ts). */
   | 'framework'
   /** Under a `// mrtr-migrate-ignore <reason>` comment (see suppressions.ts). */
-  | 'ignored';
+  | 'ignored'
+  /** Would migrate, but the project's @modelcontextprotocol/server lacks what the rewrite imports (set by the CLI, src/project/serverApi.ts). */
+  | 'sdk-version';
 
 export type Verdict =
   | { kind: 'migrate'; review: boolean; notes: string[] }

@@ -241,6 +241,8 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
     return [`${again} --force   # migrate the files the interruption left unchanged`, 'git diff   # review what was written'];
   }
   if (args.check) return s.leftToMigrate ? [`${again}   # migrate, then review the report`] : ['nothing left to migrate'];
+  // The installed server is too old for any rewrite (the run said why): that comes first.
+  if (report.sites.some(site => site.reason === 'sdk-version')) return [`upgrade @modelcontextprotocol/server, then ${again}`];
   if (args.dryRun) {
     if (s.filesChanged > 0 || report.packageJsonChanges.length > 0) return [`${again}   # apply these changes`];
     return s.leftToMigrate ? ['fix the sites listed in the report by hand'] : ['nothing left to migrate'];

@@ -98,7 +98,7 @@ type Json = Record<string, unknown>;
  * `zodRange`: its zod was upgraded (zodUpgrade.ts), so each zod range it declares becomes ZOD_RANGE,
  * and zod is added where the code imports it without declaring it (it came with the v1 SDK).
  */
-export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false, zodRange = false): ManifestUpdate | undefined {
+export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false, zodRange = false, serverRange = false): ManifestUpdate | undefined {
   const raw = readFileSync(file, 'utf8');
   const bom = raw.startsWith('\uFEFF');
   const text = bom ? raw.slice(1) : raw;
@@ -112,7 +112,7 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
   const devDeps = section(json, 'devDependencies');
   const inDeps = deps !== undefined && V1_PACKAGE in deps;
   const inDevDeps = devDeps !== undefined && V1_PACKAGE in devDeps;
-  if (!inDeps && !inDevDeps && !zodRange) return undefined;
+  if (!inDeps && !inDevDeps && !zodRange && !serverRange) return undefined;
 
   const declared = (name: string) => (deps !== undefined && name in deps) || (devDeps !== undefined && name in devDeps);
   const added = [...used].filter(pkg => pkg in V2_PACKAGE_RANGES && !declared(pkg)).sort();
@@ -125,6 +125,15 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
     if (typeof range !== 'string' || range === ZOD_RANGE) continue;
     current!['zod'] = ZOD_RANGE;
     updated.push(`zod ${range} -> ${ZOD_RANGE}`);
+  }
+  // An installed server too old for the rewrite (serverApi.ts): its range moves where it is declared.
+  const server = '@modelcontextprotocol/server';
+  for (const name of serverRange ? DEPENDENCY_SECTIONS : []) {
+    const current = section(json, name);
+    const range = current?.[server];
+    if (typeof range !== 'string' || range === V2_PACKAGE_RANGES[server]) continue;
+    current![server] = V2_PACKAGE_RANGES[server]!;
+    updated.push(`${server} ${range} -> ${V2_PACKAGE_RANGES[server]}`);
   }
   const target = inDeps ? 'dependencies' : 'devDependencies';
   const entries = Object.fromEntries(added.map(pkg => [pkg, pkg === 'zod' ? ZOD_RANGE : V2_PACKAGE_RANGES[pkg]!]));

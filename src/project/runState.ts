@@ -10,6 +10,7 @@ import type { DeclarationStubs } from './declarationStubs.js';
 import type { GitState } from './git.js';
 import type { ProjectPlan } from './sharedCodec.js';
 import type { SdkTypeFallback } from './sdkTypes.js';
+import type { ServerApiGap } from './serverApi.js';
 import { shapeOf, type TextShape } from './sourceText.js';
 import type { LoadedTsconfig } from './tsconfig.js';
 import type { TypeError } from './typeCheck.js';
@@ -126,6 +127,10 @@ export class RunState {
   // load
   project!: Project;
   fallback!: SdkTypeFallback;
+  /** The installed @modelcontextprotocol/server lacks what the rewrite imports (serverApi.ts). */
+  serverGap: ServerApiGap | undefined;
+  /** Set when that server's range cannot move: the line the run says, and the reason of every site it does not rewrite. */
+  serverTooOld: string | undefined;
   /** The modules given as declarations, and who imports whom among the files read (declarationStubs.ts). */
   stubs!: DeclarationStubs;
 

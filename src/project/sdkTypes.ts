@@ -22,35 +22,37 @@ const SDK_ENTRY_POINTS = [
 export interface SdkTypeFallback {
   /** `paths` entries to add to the compiler options. */
   paths: Record<string, string[]>;
-  /** The specifiers mapped, with the version they were mapped to. */
-  borrowed: { specifier: string; version: string | undefined }[];
+  /** The specifiers mapped, with the version they were mapped to; `replaced`: the project's own copy is too old (serverApi.ts). */
+  borrowed: { specifier: string; version: string | undefined; replaced?: boolean }[];
   /** Specifiers neither the project nor mrtr-migrate can resolve. */
   missing: string[];
 }
 
-export function sdkTypeFallback(projectDir: string, options: ts.CompilerOptions): SdkTypeFallback {
+/** `replace`: entry points the project has, in a version too old for the rewrite: mapped all the same. */
+export function sdkTypeFallback(projectDir: string, options: ts.CompilerOptions, replace: readonly string[] = []): SdkTypeFallback {
   const fromProject = path.join(projectDir, PROBE);
   const result: SdkTypeFallback = { paths: {}, borrowed: [], missing: [] };
   for (const specifier of SDK_ENTRY_POINTS) {
     if (options.paths?.[specifier]) continue;
+    const replaced = replace.includes(specifier);
     const mine = ts.resolveModuleName(specifier, fromProject, options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext).resolvedModule;
-    if (mine) continue;
+    if (mine && !replaced) continue;
     const theirs = resolveOwn(specifier);
     if (!theirs) {
       result.missing.push(specifier);
       continue;
     }
     result.paths[specifier] = [theirs];
-    result.borrowed.push({ specifier, version: packageVersionOf(theirs) });
+    result.borrowed.push({ specifier, version: packageVersionOf(theirs), ...(mine ? { replaced: true } : {}) });
   }
   return result;
 }
 
 /** A file name beside which a module is resolved as it would be from that folder. */
-const PROBE = '__mrtr_migrate_probe__.ts';
+export const PROBE = '__mrtr_migrate_probe__.ts';
 
 /** The declarations a specifier resolves to from mrtr-migrate's own install (bundler resolution). */
-function resolveOwn(specifier: string): string | undefined {
+export function resolveOwn(specifier: string): string | undefined {
   const own = ownRoot();
   const bundler: ts.CompilerOptions = { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler };
   return own ? ts.resolveModuleName(specifier, path.join(own, PROBE), bundler, ts.sys).resolvedModule?.resolvedFileName : undefined;
@@ -71,7 +73,7 @@ export function zodTypePaths(options: ts.CompilerOptions): Record<string, string
   return paths;
 }
 
-function ownRoot(): string | undefined {
+export function ownRoot(): string | undefined {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const manifest = path.join(dir, 'package.json');
@@ -88,7 +90,7 @@ function ownRoot(): string | undefined {
   }
 }
 
-function packageVersionOf(file: string): string | undefined {
+export function packageVersionOf(file: string): string | undefined {
   let dir = path.dirname(file);
   for (;;) {
     const manifest = path.join(dir, 'package.json');

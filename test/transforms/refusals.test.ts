@@ -34,9 +34,14 @@ const REASONS: Record<RefusalReason, true> = {
   relay: true,
   framework: true,
   ignored: true,
+  'sdk-version': true,
 };
-/** A suppressed site gets no marker (its ignore comment says why): fixtures/v2-ignore-comments covers it. */
-const WITHOUT_MARKER: RefusalReason[] = ['ignored'];
+/**
+ * A suppressed site gets no marker (its ignore comment says why): fixtures/v2-ignore-comments covers
+ * it. Nor does a site the run does not rewrite for the installed server (its one line says why):
+ * test/project/serverVersion.test.ts covers it.
+ */
+const WITHOUT_MARKER: RefusalReason[] = ['ignored', 'sdk-version'];
 const isReason = (value: string): value is RefusalReason => Object.hasOwn(REASONS, value);
 
 const cases = readdirSync(root)

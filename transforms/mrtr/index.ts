@@ -55,6 +55,12 @@ export const mrtrTransform: Transform = {
       frameworkPackageOf: context.frameworkPackageOf ?? frameworkPackages(),
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
+    if (context.serverTooOld) {
+      // The server cannot take the rewrite: its sites are reported and refused, true refusals marked as ever.
+      const kept = rewriteFile(ts, compiled, withoutRewrites(analysis, context.serverTooOld), context.cwd, program.getTypeChecker());
+      if (kept.text !== undefined) sourceFile.replaceWithText(kept.text);
+      return { changed: kept.text !== undefined, diagnostics: kept.diagnostics, sites: kept.sites, alreadyMigrated: kept.alreadyMigrated };
+    }
     const original = compiled.text;
     // Loops and conditional expressions around questions are lowered first; the lowered file is
     // analysed again and printed from that plan. Sites are reported where they are in the original.
@@ -89,6 +95,12 @@ export const mrtrTransform: Transform = {
     };
   },
 };
+
+/** The analysis with nothing to rewrite: every site that would migrate refused for the installed server (reason sdk-version). */
+function withoutRewrites(analysis: FileAnalysis, why: string): FileAnalysis {
+  const sites = analysis.sites.map(site => (site.verdict.kind === 'migrate' ? { ...site, verdict: { kind: 'refuse' as const, reason: 'sdk-version' as const, hint: why } } : site));
+  return { ...analysis, sites, plans: [], helperSplits: [] };
+}
 
 export interface FileRewrite {
   /** The new text, or undefined when nothing changed. */
@@ -371,8 +383,9 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
   const edits: Edit[] = [];
   const seen = new Set<number>();
   for (const site of sites) {
-    // A suppressed site is left exactly as it is: its ignore comment already says why.
-    if (site.verdict.kind !== 'refuse' || isIgnored(site.verdict)) continue;
+    // A suppressed site is left exactly as it is: its ignore comment already says why; the run says
+    // once why none is rewritten where the installed server is too old.
+    if (site.verdict.kind !== 'refuse' || isIgnored(site.verdict) || site.verdict.reason === 'sdk-version') continue;
     const lineStart = markerLineStart(ts, sourceFile, site, literals);
     if (seen.has(lineStart)) continue;
     seen.add(lineStart);
@@ -408,6 +421,8 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, 
     todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
     todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); a plain server.connect(transport) only speaks the 2025 era.');
     if (site.kind === 'sampling') todo.push('Sampling is deprecated (SEP-2577): consider calling your model provider directly instead of asking the client.');
+  } else if (verdict.reason === 'sdk-version') {
+    todo.push(verdict.hint);
   } else {
     todo.push(`Migrate by hand: ${verdict.hint}`);
   }

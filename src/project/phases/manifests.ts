@@ -4,6 +4,7 @@ import { sourcesMatching } from '../discover.js';
 import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, ZOD_RANGE, type ManifestUpdate } from '../packageJson.js';
 import { errorText, type RunState } from '../runState.js';
 import { mentionsV1Sdk } from '../sdkUpgrade.js';
+import { serverGapMessage } from '../serverApi.js';
 import { isReadOnly, splitBom, writeFileAtomic } from '../sourceText.js';
 
 /**
@@ -43,6 +44,10 @@ export function updateManifests(run: RunState): void {
     const owner = ownerOf(file);
     if (owner) usageOf(owner).v1.push(run.rel(file));
   }
+  // An installed server too old for the rewrite: its range moves once a handler was migrated against mrtr-migrate's own.
+  const gap = run.serverGap;
+  const serverManifest = gap?.movable && run.entries.some(e => e.sites.some(s => s.status === 'migrated' || s.status === 'migrated-for-review')) ? gap.declared!.manifest : undefined;
+  if (serverManifest) usageOf(serverManifest);
   for (const [manifest, usage] of used) {
     // Sources of the package outside the paths given still count: the v1 package stays for them.
     if (usage.v1.length === 0 && declaresV1(manifest)) {
@@ -57,7 +62,7 @@ export function updateManifests(run: RunState): void {
       });
     }
     try {
-      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0, zodRange.has(manifest));
+      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0, zodRange.has(manifest), manifest === serverManifest);
       if (update) updates.push(update);
     } catch (error) {
       run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: run.rel(manifest), line: undefined, message: errorText(error) });
@@ -65,6 +70,10 @@ export function updateManifests(run: RunState): void {
   }
   run.packageJsonChanges = updates.map(update => applyUpdate(run, update));
   for (const manifest of zodRange) noteZodUpgrade(run, manifest);
+  if (serverManifest) {
+    const own = run.fallback.borrowed.find(b => b.replaced)?.version;
+    run.diagnostics.push({ level: 'warning', source: 'sdk-upgrade', code: 'sdk-upgrade/server-range', file: run.rel(serverManifest), line: undefined, message: serverGapMessage(gap!, file => run.rel(file), own) });
+  }
 }
 
 /** What the zod upgrade did in a package, for the report. */

@@ -9,6 +9,7 @@ import { importsAnyOf, mentionsV1Sdk } from '../prefilter.js';
 import { projectTestFiles } from '../testFiles.js';
 import { errorText, newEntry, type RunState } from '../runState.js';
 import { sdkTypeFallback, zodTypePaths } from '../sdkTypes.js';
+import { SERVER_ENTRY_POINTS, serverApiGap } from '../serverApi.js';
 import { importsZod, outdatedZod, type ZodStatus } from '../zodUpgrade.js';
 
 /** The sources the paths name, without node_modules, build output and git-ignored files. */
@@ -88,7 +89,11 @@ function outdatedZodPackages(run: RunState): Map<string, ZodStatus> {
 export function parse(run: RunState): void {
   const { tsconfig } = run;
   const projectDir = tsconfig.file ? path.dirname(tsconfig.file) : run.git.root ?? run.cwd;
-  run.fallback = sdkTypeFallback(projectDir, tsconfig.options);
+  // An installed server too old for the rewrite: checked against mrtr-migrate's own where its range may move.
+  run.serverGap = serverApiGap(projectDir, tsconfig.options, run.manifestStop);
+  // Its range moves with the package.json changes, which --no-sdk-upgrade leaves alone.
+  if (run.serverGap && !run.sdkUpgrade) run.serverGap.movable = false;
+  run.fallback = sdkTypeFallback(projectDir, tsconfig.options, run.serverGap?.movable ? SERVER_ENTRY_POINTS : []);
   // Code upgraded to zod 4 is checked against zod 4 (the project installs it after the run).
   const zodPaths = run.checksOwnZod ? zodTypePaths(tsconfig.options) : {};
   const options = { ...tsconfig.options, paths: { ...run.asReadPaths, ...zodPaths } };

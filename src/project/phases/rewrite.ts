@@ -7,6 +7,7 @@ import type { TransformContext } from '../../../transforms/index.js';
 import type { PlannedAnalysis } from '../../../transforms/types.js';
 import { classify } from '../load.js';
 import { frameworkPackages } from '../packageJson.js';
+import { serverGapMessage } from '../serverApi.js';
 import { programWith, projectHost } from '../programs.js';
 import { errorText, joinEntry, markUndone, once, type Entry, type RunState } from '../runState.js';
 import { planProject } from '../sharedCodec.js';
@@ -61,6 +62,13 @@ export function plan(run: RunState): void {
   run.isTestFile ??= projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
   run.frameworkPackageOf ??= frameworkPackages();
   run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile, run.frameworkPackageOf);
+  // A server too old for the rewrite, whose range cannot move: nothing is rewritten, and the run says why once.
+  const gap = run.serverGap;
+  if (gap && !gap.movable) {
+    run.serverTooOld = serverGapMessage(gap, file => run.rel(file), undefined);
+    run.plan.shared = undefined;
+    run.diagnostics.push({ level: 'error', source: 'mrtr', code: 'mrtr/server-too-old', file: gap.declared && run.rel(gap.declared.manifest), line: undefined, message: run.serverTooOld });
+  }
   run.analysis = { program, index };
   run.baselineFiles.push(...joinLinkedFiles(run));
 }
@@ -83,7 +91,9 @@ export function emit(run: RunState): void {
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
-  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf });
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf, serverTooOld: run.serverTooOld });
+  // The serving entry's rewrite imports the new server API too.
+  const transforms = run.serverTooOld ? run.transforms.filter(t => t.id === 'mrtr') : run.transforms;
   live.forEach((entry, i) => {
     run.progress({ phase: 'rewrite', done: i, total: live.length, file: entry.rel });
     const sourceFile = entry.sourceFile!;
@@ -93,7 +103,7 @@ export function emit(run: RunState): void {
     const changedBy: string[] = [];
     let current = '';
     try {
-      for (const transform of run.transforms) {
+      for (const transform of transforms) {
         current = transform.id;
         const seen = sourceFile.getFullText();
         const result = transform.apply(sourceFile, contextFor(sourceFile));
