@@ -39,8 +39,9 @@ const REGISTRY_RANGE = /^(?:[\^~<>=]|\d|[xX*]|latest$|next$)[^:/]*$/;
 export function serverApiGap(projectDir: string, options: ts.CompilerOptions, manifestStop: string): ServerApiGap | undefined {
   const probe = path.join(projectDir, PROBE);
   const resolved = ts.resolveModuleName(SERVER_PACKAGE, probe, options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext).resolvedModule?.resolvedFileName;
-  if (!resolved || !/\.d\.[cm]?ts$/.test(resolved) || isOwnCopy(resolved)) return undefined;
-  const missing = missingExports(resolved);
+  // Declarations, or the package's sources where the project maps it there (the SDK's own workspace).
+  if (!resolved || !/\.[cm]?tsx?$/.test(resolved) || isOwnCopy(resolved)) return undefined;
+  const missing = missingExports(resolved, options);
   if (missing.length === 0) return undefined;
   const manifest = ownerManifest(probe, manifestStop);
   const declared = manifest ? declaredRange(manifest) : undefined;
@@ -86,11 +87,12 @@ function packageDirOf(file: string): string | undefined {
   }
 }
 
-/** The names the rewrite may import that the declarations do not export (none when they cannot be read as a module). */
-function missingExports(declarations: string): string[] {
-  const program = ts.createProgram([declarations], {
-    noEmit: true, skipLibCheck: true, types: [], module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  });
+/**
+ * The names the rewrite may import that the module does not export (none when it cannot be read as a
+ * module). Read as the project's program reads it (its `paths` may map the SDK's own packages).
+ */
+function missingExports(declarations: string, options: ts.CompilerOptions): string[] {
+  const program = ts.createProgram([declarations], { ...options, noEmit: true, skipLibCheck: true, types: [] });
   const checker = program.getTypeChecker();
   const file = program.getSourceFile(declarations);
   const module = file && checker.getSymbolAtLocation(file);
