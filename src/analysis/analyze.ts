@@ -268,7 +268,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     }
     return { raw, context, flow, live, effects, options: analyzeCallOptions(ts, raw.options, checker), viaHelper: split };
   };
-  // In a framework's own package, what no handler of the project reaches is the framework's API.
+  // In a framework's own package, its questions are the framework's own code (frameworks.ts ownCodeContext).
   const ownFramework = (raw: RawSite) => options.frameworkPackageOf?.(raw.node.getSourceFile().fileName);
   const facts: Facts[] = raws.map(raw => factsAt(raw, ownCodeContext(ts, contexts.contextOf(raw.node), raw.node, ownFramework(raw)), raw.call));
 

@@ -218,7 +218,7 @@ function isDefaultExport(ts: TS, fn: ts.FunctionLikeDeclaration): boolean {
 }
 
 /** The questions each framework's own API asks, by method name. */
-const QUESTION_METHODS: Readonly<Record<FrameworkName, Readonly<Record<string, QuestionKind>>>> = {
+const FRAMEWORK_QUESTIONS: Readonly<Record<FrameworkName, Readonly<Record<string, QuestionKind>>>> = {
   'xmcp': { elicit: 'elicitation', sample: 'sampling' },
   'mcp-framework': { elicit: 'elicitation', elicitUrl: 'elicitation', samplingRequest: 'sampling', samplingRequestWithTools: 'sampling', getRoots: 'roots' },
   'FastMCP': { elicit: 'elicitation', requestSampling: 'sampling' },
@@ -239,7 +239,7 @@ export function frameworkQuestionOf(ts: TS, call: ts.CallExpression): FrameworkQ
   const method = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? destructuredMember(ts, callee) : undefined;
   const receiver = ts.isPropertyAccessExpression(callee) ? callee.expression : callee;
   const framework = method && askingFramework(ts, receiver, imports);
-  const kind = framework && QUESTION_METHODS[framework][method];
+  const kind = framework && FRAMEWORK_QUESTIONS[framework][method];
   if (!framework || !kind) return undefined;
   const written = callee.getText();
   const label = `${written.length > 40 ? `...${written.slice(-37)}` : written}()`;

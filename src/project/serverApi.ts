@@ -41,12 +41,15 @@ export function serverApiGap(projectDir: string, options: ts.CompilerOptions, ma
   const resolved = ts.resolveModuleName(SERVER_PACKAGE, probe, options, ts.sys, undefined, undefined, ts.ModuleKind.ESNext).resolvedModule?.resolvedFileName;
   // Declarations, or the package's sources where the project maps it there (the SDK's own workspace).
   if (!resolved || !/\.[cm]?tsx?$/.test(resolved) || isOwnCopy(resolved)) return undefined;
+  // Every stable release exports it all: only a prerelease (or a copy without a version) is read, which costs a program.
+  const version = packageVersionOf(resolved);
+  if (version && /^(?:[2-9]|[1-9]\d+)\.\d+\.\d+$/.test(version)) return undefined;
   const missing = missingExports(resolved, options);
   if (missing.length === 0) return undefined;
   const manifest = ownerManifest(probe, manifestStop);
   const declared = manifest ? declaredRange(manifest) : undefined;
   return {
-    version: packageVersionOf(resolved),
+    version,
     missing,
     declared,
     movable: declared !== undefined && REGISTRY_RANGE.test(declared.range.trim()),
