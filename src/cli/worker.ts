@@ -27,17 +27,23 @@ const signals: SignalSource = handler => {
  * Written to the process's own file descriptor, at once: a worker's process.stdout / stderr reach
  * the terminal only when its event loop turns, and the run holds it for seconds at a time (progress
  * would show up at the end). A pipe the reader has not emptied yet answers EAGAIN: wait and go on.
+ * One the reader has closed (`mrtr-migrate --dry-run | head -5`) answers EPIPE: the reader has read
+ * all it wanted, so the rest is dropped and the run goes on to its end and its own exit code (a run
+ * that writes files still writes them all).
  */
 function writer(fd: number): (text: string) => boolean {
   const pause = new Int32Array(new SharedArrayBuffer(4));
+  let closed = false;
   return text => {
     let rest = Buffer.from(text);
-    while (rest.length > 0) {
+    while (rest.length > 0 && !closed) {
       try {
         rest = rest.subarray(writeSync(fd, rest));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
-        Atomics.wait(pause, 0, 0, 5);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') closed = true;
+        else if (code === 'EAGAIN') Atomics.wait(pause, 0, 0, 5);
+        else throw error;
       }
     }
     return true;

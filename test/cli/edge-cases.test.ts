@@ -1,7 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { changedFiles, makeProject, read, runCli, snapshot } from './helpers.js';
+import { spawnSync } from 'node:child_process';
+import { BIN, changedFiles, makeProject, read, runCli, snapshot } from './helpers.js';
 
 // Each test spawns the CLI (a type-checking run) one or more times; CI machines are slow and shared.
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
@@ -302,3 +304,34 @@ describe('options', () => {
   });
 });
 
+
+describe('a reader that closes the pipe early', () => {
+  /** The CLI with its stdout (or stderr) piped into `head -c 0`, which closes the pipe at once: its exit code and its other stream. */
+  const piped = (dir: string, args: string[], stream: 'stdout' | 'stderr') => {
+    const cli = [process.execPath, BIN, ...args].map(word => `'${word}'`).join(' ');
+    // The other stream goes to a file outside the project (a new file inside would stop a writing run: uncommitted changes).
+    const other = path.join(mkdtempSync(path.join(os.tmpdir(), 'mrtr-pipe-')), 'other.txt');
+    // `2>&1 >file | ...` sends stderr into the pipe and stdout to the file.
+    const line = stream === 'stdout' ? `${cli} 2>'${other}' | head -c 0` : `${cli} 2>&1 >'${other}' | head -c 0`;
+    const result = spawnSync('bash', ['-c', `${line}; exit "\${PIPESTATUS[0]}"`], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' }, timeout: 280_000 });
+    const text = readFileSync(other, 'utf8');
+    rmSync(path.dirname(other), { recursive: true, force: true });
+    return { code: result.status, other: text };
+  };
+
+  it('ends a dry run as if the reader had read it all: exit 0, no internal error', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const run = piped(dir, ['--dry-run', '.'], 'stdout');
+    expect(run.other).not.toContain('internal error');
+    expect(run.code).toBe(0);
+  });
+
+  it('still writes every file when stderr, where progress goes, is closed', () => {
+    const dir = makeProject('v2-server', { nodeModules: true, git: true });
+    const before = snapshot(dir);
+    const run = piped(dir, ['.'], 'stderr');
+    expect(run.code).toBe(0);
+    expect(run.other).toContain('Sites: ');
+    expect(changedFiles(before, snapshot(dir))).toEqual(expect.arrayContaining(['src/server.ts']));
+  });
+});
