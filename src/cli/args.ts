@@ -37,7 +37,8 @@ Options:
                           the v2 SDK takes (>= 4.2) as they are
       --no-verify         do not type-check and roll back rewrites that add errors
       --force             write even when the git work tree has uncommitted changes
-      --report <path>     where to write the report (default: mrtr-migrate-report.md)
+      --report <path>     where to write the report (default: mrtr-migrate-report.md),
+                          in the format its extension names (.json, .sarif, .html)
       --format <formats>  also write json, sarif and/or html next to the report
                           (comma-separated or repeated); md is always written
       --no-progress       no progress output on stderr

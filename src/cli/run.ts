@@ -215,12 +215,20 @@ function fail(io: CliIo, error: unknown): number {
   return EXIT.failed;
 }
 
-/** The markdown report at `--report`; other formats beside it, same name, their own extension. */
-function reportFiles(cwd: string, report: string, formats: ReportFormat[]): Partial<Record<ReportFormat, string>> {
-  const md = path.resolve(cwd, report);
-  const base = md.replace(/\.(md|markdown)$/i, '');
-  const files: Partial<Record<ReportFormat, string>> = { md };
-  for (const format of formats) if (format !== 'md') files[format] = `${base}.${format}`;
+/** The format a report path's extension names (`.md` / `.markdown` too), if it names one. */
+const REPORT_EXTENSIONS: Readonly<Record<string, ReportFormat>> = { md: 'md', markdown: 'md', json: 'json', sarif: 'sarif', html: 'html', htm: 'html' };
+
+/**
+ * The report at `--report`, in the format its extension names (markdown for any other); the
+ * markdown report, always written, and the other `--format`s beside it: same name, their own extension.
+ */
+export function reportFiles(cwd: string, report: string, formats: readonly ReportFormat[]): Partial<Record<ReportFormat, string>> {
+  const given = path.resolve(cwd, report);
+  const extension = /\.([a-z]+)$/i.exec(given)?.[1]?.toLowerCase();
+  const named = extension !== undefined ? REPORT_EXTENSIONS[extension] : undefined;
+  const base = named ? given.slice(0, -(extension!.length + 1)) : given;
+  const files: Partial<Record<ReportFormat, string>> = { [named ?? 'md']: given };
+  for (const format of new Set<ReportFormat>(['md', ...formats])) files[format] ??= `${base}.${format}`;
   return files;
 }
 
