@@ -50,6 +50,14 @@ Options:
                           merge the --format json reports of several runs (one per
                           package of a monorepo) into one; see merge-reports --help
 
+Examples:
+  mrtr-migrate --dry-run ./src              see the diff; nothing is written
+  mrtr-migrate ./src                        migrate, then review with git diff
+  mrtr-migrate --check --format sarif       CI: exit 1 while anything is left
+  mrtr-migrate packages/api -p packages/api/tsconfig.build.json
+  mrtr-migrate --report out/mrtr.json       the report as JSON (and out/mrtr.md)
+  mrtr-migrate merge-reports packages/*/mrtr-migrate-report.json -o all.json
+
 Exit codes: 0 the run completed; 1 with --check when anything is left to migrate
 or refused; 2 the run could not be done, or with --check the tsconfig cannot be
 read as written (the cause is printed on one line); 130 / 143 interrupted by

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { MigrateError } from '../project/errors.js';
@@ -186,6 +186,10 @@ function mergeReportsCommand(argv: string[], io: CliIo): number {
       const out = path.resolve(io.cwd, values.output);
       mkdirSync(path.dirname(out), { recursive: true });
       writeFileSync(out, text);
+      // The merged report went to a file: say where, and what it holds.
+      const { sites, byStatus, leftToMigrate } = merged.summary;
+      const notMigrated = sites - byStatus.migrated - byStatus['migrated-for-review'] - byStatus.ignored;
+      io.stdout.write(`Merged ${inputs.length} report(s) into ${relative(io.cwd, out)}: ${sites} site(s), ${byStatus.migrated} migrated, ${byStatus['migrated-for-review']} migrated for review, ${notMigrated} not migrated${leftToMigrate ? '; something is left to migrate (exit 1)' : ''}.\n`);
     } else {
       io.stdout.write(text);
     }
@@ -246,7 +250,7 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
   const again = [invokedAs, ...args.paths.map(shellQuote)].join(' ');
   if (report.interrupted) {
     // The written files are now uncommitted changes: the git guard needs --force to go on.
-    return [`${again} --force   # migrate the files the interruption left unchanged`, 'git diff   # review what was written'];
+    return [`${again} --force   # migrate the files the interruption left unchanged`, inGit(cwd) ? 'git diff   # review what was written' : 'review what was written: the report lists the files'];
   }
   if (args.check) return s.leftToMigrate ? [`${again}   # migrate, then review the report`] : ['nothing left to migrate'];
   // The installed server is too old for any rewrite (the run said why): that comes first.
@@ -259,7 +263,8 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
   const manifest = report.packageJsonChanges.find(c => c.applied);
   if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)))}   # install the v2 packages`);
   if (report.formatCommand) steps.push(`${report.formatCommand}   # format the changed files your way`);
-  if (s.filesWritten > 0) steps.push('git diff   # review the changes with the report, then run your tests');
+  // Outside git there is no diff to ask for: the report has each file's.
+  if (s.filesWritten > 0) steps.push(inGit(cwd) ? 'git diff   # review the changes with the report, then run your tests' : 'review the changes in the report (a diff per file), then run your tests');
   else if (s.leftToMigrate) steps.push('fix the sites listed in the report by hand');
   else steps.push('nothing left to migrate');
   return steps;
@@ -267,6 +272,14 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
 
 function isCi(env: NodeJS.ProcessEnv): boolean {
   return !!env['CI'] && env['CI'] !== 'false' && env['CI'] !== '0';
+}
+
+/** Whether a folder is inside a git work tree (a `.git` folder or file above it). */
+function inGit(cwd: string): boolean {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return true;
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 function relative(cwd: string, file: string): string {

@@ -294,11 +294,21 @@ describe('options', () => {
     expect(run.stderr).toMatch(/^mrtr-migrate: reading 1 file\(s\)$/m);
   });
 
+  it('asks for git diff inside a git work tree only; outside, the report has the diffs', () => {
+    const outside = runCli(makeProject('v2-server', { nodeModules: true }), ['.', '--no-verify']);
+    expect(outside.code).toBe(0);
+    expect(outside.stdout).toContain('review the changes in the report (a diff per file), then run your tests');
+    expect(outside.stdout).not.toContain('git diff');
+    const inside = runCli(makeProject('v2-server', { nodeModules: true, git: true }), ['.', '--no-verify']);
+    expect(inside.stdout).toMatch(/^Next: git diff {3}# review the changes with the report, then run your tests$/m);
+  });
+
   it('--help and --version exit 0', () => {
     const dir = makeProject(undefined);
     const help = runCli(dir, ['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit codes:');
+    expect(help.stdout).toMatch(/^Examples:\n {2}mrtr-migrate --dry-run \.\/src/m);
     expect(runCli(dir, ['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     expect(JSON.parse(runCli(dir, ['--print-json-schema']).stdout).$id).toBe('urn:mrtr-migrate:report:1');
   });

@@ -46,6 +46,7 @@ describe('merge-reports', async () => {
     expect(run.err()).toBe('');
     // Dry runs leave every change pending, as --check would say.
     expect(code).toBe(1);
+    expect(run.out()).toBe('Merged 2 report(s) into merged.json: 5 site(s), 5 migrated, 0 migrated for review, 0 not migrated; something is left to migrate (exit 1).\n');
     const merged = JSON.parse(readFileSync(path.join(root, 'merged.json'), 'utf8'));
     const validate = new ajv.default({ allErrors: true, strict: true });
     ajvFormats.default(validate);
