@@ -23,6 +23,8 @@ const E2E = [
   'test/cli/jscodeshift.test.ts',
   'test/cli/interrupt.test.ts',
   'test/cli/linkedPackage.test.ts',
+  // Packs the package and installs the tarball with npm.
+  'test/cli/package.test.ts',
   'test/report/html.test.ts',
   'test/rules/readme-config.test.ts',
   'test/rules/plugin-types.test.ts',
