@@ -15,7 +15,7 @@ const ts = createRequire(import.meta.url)('typescript') as typeof TS;
  */
 export const analyzer = { analyzeFile };
 
-/** In an MCP framework's own package, a question no handler reaches is the framework's API (as the CLI reads it). */
+/** In an MCP framework's own package, its questions are the framework's own code (as the CLI reads it). */
 const frameworkPackageOf = frameworkPackages();
 
 type AnyRuleContext = Readonly<TSESLint.RuleContext<string, readonly unknown[]>>;

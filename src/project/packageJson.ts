@@ -181,8 +181,8 @@ function section(json: Json, name: string): Json | undefined {
 
 /**
  * The MCP framework whose own package holds a file (the nearest package.json is FastMCP's,
- * mcp-framework's, ...), memoised per folder: in the framework's own source, a question no handler
- * of the project reaches is the framework's API (src/analysis/frameworks.ts).
+ * mcp-framework's, ...), memoised per folder: in the framework's own source, its questions are the
+ * framework's own code (src/analysis/frameworks.ts ownCodeContext).
  */
 export function frameworkPackages(): (fileName: string) => FrameworkName | undefined {
   const byFolder = new Map<string, FrameworkName | undefined>();

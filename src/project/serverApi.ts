@@ -62,10 +62,10 @@ export function serverGapMessage(gap: ServerApiGap, rel: (file: string) => strin
   const shown = gap.missing.length > 3 ? `${gap.missing.slice(0, 3).join(', ')} and ${gap.missing.length - 3} more` : gap.missing.join(', ');
   const installed = `${SERVER_PACKAGE} ${gap.version ?? '(unknown version)'}`;
   if (gap.movable) {
-    return `${installed} does not export ${shown}, which migrated handlers import: its range in ${rel(gap.declared!.manifest)} becomes ${gap.target} (from ${gap.declared!.range}), and the rewrite was checked against mrtr-migrate's own copy (${ownVersion ?? 'unknown version'}); install the packages again after the run.`;
+    return `${installed} does not export ${shown}, which the rewrite imports: its range in ${rel(gap.declared!.manifest)} becomes ${gap.target} (from ${gap.declared!.range}), and the rewrite was checked against mrtr-migrate's own copy (${ownVersion ?? 'unknown version'}); install the packages again after the run.`;
   }
   const where = gap.declared ? `${gap.declared.range} in ${rel(gap.declared.manifest)}` : 'not in the package.json';
-  return `${installed} (${where}) does not export ${shown}, which migrated handlers import: the rewrite needs ${FIRST_STABLE} or later; upgrade it and run again (no handler was rewritten).`;
+  return `${installed} (${where}) does not export ${shown}, which the rewrite imports: the rewrite needs ${FIRST_STABLE} or later; upgrade it and run again (no handler was rewritten).`;
 }
 
 /** Whether a declaration file is in mrtr-migrate's own copy of the server package (the project links to it, or runs from it). */

@@ -19,7 +19,7 @@ afterAll(() => {
 });
 
 /** A project whose node_modules is this repository's, but for @modelcontextprotocol/server, which is 2.0.0-alpha.3. */
-function projectOnAlpha3(range: string): string {
+function projectOnAlpha3(range: string, serverText = server): string {
   const dir = mkdtempSync(join(os.tmpdir(), 'mrtr-server-version-'));
   made.push(dir);
   const modules = join(dir, 'node_modules');
@@ -34,7 +34,7 @@ function projectOnAlpha3(range: string): string {
   const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'records-admin', type: 'module', dependencies: { '@modelcontextprotocol/server': range, zod: '^4.2.0' } }, null, 2)}\n`);
-  writeFileSync(join(dir, 'server.ts'), server);
+  writeFileSync(join(dir, 'server.ts'), serverText);
   return dir;
 }
 
@@ -48,9 +48,25 @@ describe('an installed @modelcontextprotocol/server too old for the rewrite', ()
     expect(manifest.dependencies['@modelcontextprotocol/server']).toBe('^2.3.1');
     const said = report.diagnostics.filter(d => d.code === 'sdk-upgrade/server-range');
     expect(said.map(d => d.message)).toEqual([
-      expect.stringMatching(/^@modelcontextprotocol\/server 2\.0\.0-alpha\.3 does not export inputRequired, inputResponse, isInputRequiredResult and 4 more, which migrated handlers import: its range in package\.json becomes \^2\.3\.1 \(from \^2\.0\.0-alpha\.3\), and the rewrite was checked against mrtr-migrate's own copy \(2\.\d+\.\d+\); install the packages again after the run\.$/),
+      expect.stringMatching(/^@modelcontextprotocol\/server 2\.0\.0-alpha\.3 does not export inputRequired, inputResponse, isInputRequiredResult and 4 more, which the rewrite imports: its range in package\.json becomes \^2\.3\.1 \(from \^2\.0\.0-alpha\.3\), and the rewrite was checked against mrtr-migrate's own copy \(2\.\d+\.\d+\); install the packages again after the run\.$/),
     ]);
     expect(report.diagnostics.filter(d => d.code === 'verify/sdk-types-borrowed')).toEqual([]);
+  });
+
+  it('with a registry range and no question: a stdio entry moved to serveStdio moves the range too', async () => {
+    const entry = [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';",
+      '',
+      "const server = new McpServer({ name: 'clock', version: '1.0.0' });",
+      'await server.connect(new StdioServerTransport());',
+      '',
+    ].join('\n');
+    const dir = projectOnAlpha3('^2.0.0-alpha.3', entry);
+    const report = await migrate({ cwd: dir });
+    expect(report.sites).toEqual([]);
+    expect(readFileSync(join(dir, 'server.ts'), 'utf8')).toContain('serveStdio(');
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies['@modelcontextprotocol/server']).toBe('^2.3.1');
   });
 
   it('linked from a workspace: nothing rewritten, no marker, one line naming the version needed', async () => {
@@ -60,7 +76,7 @@ describe('an installed @modelcontextprotocol/server too old for the rewrite', ()
     expect(report.files.filter(f => f.after !== undefined && f.after !== f.before)).toEqual([]);
     const said = report.diagnostics.filter(d => d.code === 'mrtr/server-too-old');
     expect(said).toHaveLength(1);
-    expect(said[0]!.message).toBe('@modelcontextprotocol/server 2.0.0-alpha.3 (workspace:^ in package.json) does not export inputRequired, inputResponse, isInputRequiredResult and 4 more, which migrated handlers import: the rewrite needs 2.0.0 or later; upgrade it and run again (no handler was rewritten).');
+    expect(said[0]!.message).toBe('@modelcontextprotocol/server 2.0.0-alpha.3 (workspace:^ in package.json) does not export inputRequired, inputResponse, isInputRequiredResult and 4 more, which the rewrite imports: the rewrite needs 2.0.0 or later; upgrade it and run again (no handler was rewritten).');
     expect(report.sites[0]!.hint).toBe(said[0]!.message);
     expect(report.diagnostics.filter(d => d.code === 'verify/rolled-back')).toEqual([]);
   });

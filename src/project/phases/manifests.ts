@@ -44,9 +44,12 @@ export function updateManifests(run: RunState): void {
     const owner = ownerOf(file);
     if (owner) usageOf(owner).v1.push(run.rel(file));
   }
-  // An installed server too old for the rewrite: its range moves once a handler was migrated against mrtr-migrate's own.
+  // An installed server too old for the rewrite: its range moves once code that needs the new API was
+  // written against mrtr-migrate's own copy (a migrated handler, a serving entry moved to serveStdio).
   const gap = run.serverGap;
-  const serverManifest = gap?.movable && run.entries.some(e => e.sites.some(s => s.status === 'migrated' || s.status === 'migrated-for-review')) ? gap.declared!.manifest : undefined;
+  const needsNewApi = (e: RunState['entries'][number]) =>
+    e.sites.some(s => s.status === 'migrated' || s.status === 'migrated-for-review') || e.changedBy.includes('serving-entry');
+  const serverManifest = gap?.movable && run.entries.some(needsNewApi) ? gap.declared!.manifest : undefined;
   if (serverManifest) usageOf(serverManifest);
   for (const [manifest, usage] of used) {
     // Sources of the package outside the paths given still count: the v1 package stays for them.
