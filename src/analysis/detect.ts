@@ -100,11 +100,16 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   return undefined;
 }
 
+/** The SDK a site found by its shape belongs to: the file's, v1 where it imports any of v1. */
+function fileSdk(resolver: SdkResolver): SdkGeneration {
+  return [...resolver.imports.values()].some(i => i.sdk === 'v1') ? 'v1' : 'v2';
+}
+
 /** A question asked through an MCP framework's API (`extra.elicit({ ... })`): reported, and refused (frameworks.ts). */
 function frameworkSite(ts: TS, call: ts.CallExpression, resolver: SdkResolver): RawSite | undefined {
   const question = frameworkQuestionOf(ts, call);
   if (!question) return undefined;
-  const sdk: SdkGeneration = [...resolver.imports.values()].some(i => i.sdk === 'v1') ? 'v1' : 'v2';
+  const sdk = fileSdk(resolver);
   return { node: call, call, kind: question.kind, api: 'framework', sdk, params: call.arguments[0], options: call.arguments[1], framework: question };
 }
 
@@ -123,7 +128,7 @@ function untypedPush(ts: TS, call: ts.CallExpression, callee: ts.PropertyAccessE
   // The shape first, the type last: `res.send(...)` and `http.request(...)` are common, the checker's answer costly.
   const isAny = (): boolean => (checker.getTypeAtLocation(callee.expression).flags & ts.TypeFlags.Any) !== 0;
   const has = (name: string): ts.ObjectLiteralElementLike | undefined => first.properties.find(p => p.name !== undefined && p.name.getText().replace(/['"]/g, '') === name);
-  const sdk: SdkGeneration = [...resolver.imports.values()].some(i => i.sdk === 'v1') ? 'v1' : 'v2';
+  const sdk = fileSdk(resolver);
   const base = { node: call, call, sdk, params: first, options: call.arguments[1], untypedReceiver: callee.expression } as const;
   switch (callee.name.text) {
     case 'elicitInput':

@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import { enclosingFunction, resolveIdentifier } from './scope.js';
 import { functionNameNode } from './sdk.js';
+import type { FRAMEWORK_PACKAGES } from './prefilter.js';
 import type { MrtrMethod, NoRequestWhy, QuestionKind, SiteContext, TS } from './types.js';
 
 /**
@@ -12,8 +13,8 @@ import type { MrtrMethod, NoRequestWhy, QuestionKind, SiteContext, TS } from './
  */
 export type FrameworkName = 'FastMCP' | 'mcp-framework' | '@rekog/mcp-nest' | 'xmcp';
 
-/** By package (prefilter.ts's FRAMEWORK_IMPORT names the same). */
-const MODULES: Readonly<Record<string, FrameworkName>> = {
+/** By package: every one of the prefilter's, so a file that imports one is parsed. */
+const MODULES: Readonly<Record<(typeof FRAMEWORK_PACKAGES)[number], FrameworkName>> = {
   'fastmcp': 'FastMCP',
   'mcp-framework': 'mcp-framework',
   '@rekog/mcp-nest': '@rekog/mcp-nest',
@@ -34,7 +35,7 @@ export function frameworkHint(framework: FrameworkName): string {
 
 /** The framework a package is, by its package.json name. */
 export function frameworkOfPackage(name: unknown): FrameworkName | undefined {
-  return typeof name === 'string' && Object.hasOwn(MODULES, name) ? MODULES[name] : undefined;
+  return typeof name === 'string' && Object.hasOwn(MODULES, name) ? MODULES[name as keyof typeof MODULES] : undefined;
 }
 
 /** For a framework's own code: who would have to change, and how. */
@@ -99,7 +100,7 @@ function frameworkImports(ts: TS, file: ts.SourceFile): FrameworkImports {
   found = { frameworks: new Set(), names: new Map() };
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
-    const framework = MODULES[statement.moduleSpecifier.text.replace(/^((?:@[^/]+\/)?[^/]+).*$/, '$1')];
+    const framework = frameworkOfPackage(statement.moduleSpecifier.text.replace(/^((?:@[^/]+\/)?[^/]+).*$/, '$1'));
     if (!framework) continue;
     found.frameworks.add(framework);
     const bindings = statement.importClause?.namedBindings;

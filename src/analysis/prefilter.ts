@@ -6,8 +6,11 @@
  */
 const TRIGGERS = /mrtr-migrate-ignore|elicitInput|createMessage|listRoots|requestSampling|sendRequest|elicitation\/create|sampling\/createMessage|roots\/list|UrlElicitationRequiredError|getClientCapabilities|ElicitResultSchema|CreateMessageResultSchema|ListRootsResultSchema/;
 
-/** An import of one of the MCP frameworks frameworks.ts knows (no compiler import here: see project/prefilter.ts). */
-const FRAMEWORK_IMPORT = /(['"`])(?:fastmcp|mcp-framework|@rekog\/mcp-nest|xmcp)(?:\/[^'"`\n]*)?\1/;
+/** The packages of the MCP frameworks frameworks.ts knows (listed here: no compiler import here, see project/prefilter.ts). */
+export const FRAMEWORK_PACKAGES = ['fastmcp', 'mcp-framework', '@rekog/mcp-nest', 'xmcp'] as const;
+
+/** An import of one of them, or of a module inside one (`xmcp/headers`). */
+const FRAMEWORK_IMPORT = new RegExp(`(['"\`])(?:${FRAMEWORK_PACKAGES.join('|')})(?:/[^'"\`\\n]*)?\\1`);
 
 export function mightContainSites(text: string): boolean {
   return TRIGGERS.test(text) || FRAMEWORK_IMPORT.test(text);

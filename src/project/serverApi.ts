@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ts } from 'ts-morph';
 import { SDK_NAMES_IMPORTED } from '../analysis/index.js';
@@ -78,16 +78,8 @@ function isOwnCopy(file: string): boolean {
       return p;
     }
   };
-  const ownPackage = own && packageDirOf(real(own));
-  return ownPackage !== undefined && real(file).startsWith(ownPackage + path.sep);
-}
-
-/** The folder of the package.json above a file. */
-function packageDirOf(file: string): string | undefined {
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
+  const ownManifest = own && ownerManifest(real(own), path.parse(own).root);
+  return ownManifest !== undefined && real(file).startsWith(path.dirname(ownManifest) + path.sep);
 }
 
 /**
