@@ -884,14 +884,31 @@ function handWrittenStateProblem(ts: TS, handler: Handler, handlers: readonly Ha
   return undefined;
 }
 
-/** `ctx.mcpReq.requestState()` or a `requestState` property in the handler's own code. */
+/**
+ * The handler's own use of the SDK's requestState channel: `ctx.mcpReq.requestState()`, a low-level
+ * `request.params.requestState`, or `requestState` given to `inputRequired({ ... })` or written beside
+ * `resultType`. A `requestState` field of the server's own shapes (state carried in a tool argument and
+ * a result's text, as the SDK's backwards-compatibility demos do) never meets the verify hook.
+ */
 function requestStateUse(ts: TS, fn: ts.FunctionLikeDeclaration): ts.Node | undefined {
+  const named = (node: ts.Node | undefined, name: string): boolean =>
+    !!node && (ts.isIdentifier(node) || ts.isStringLiteral(node)) && node.text === name;
+  const sentToSdk = (literal: ts.ObjectLiteralExpression): boolean => {
+    if (literal.properties.some(p => named(p.name, 'resultType'))) return true;
+    let call: ts.Node = literal.parent;
+    while (ts.isParenthesizedExpression(call) || ts.isAsExpression(call) || ts.isSatisfiesExpression(call)) call = call.parent;
+    if (!ts.isCallExpression(call) || !call.arguments.some(a => skipOuter(ts, a) === literal)) return false;
+    return named(ts.isPropertyAccessExpression(call.expression) ? call.expression.name : call.expression, 'inputRequired');
+  };
   let found: ts.Node | undefined;
   const visit = (node: ts.Node): void => {
     if (found) return;
-    if (ts.isPropertyAccessExpression(node) && node.name.text === 'requestState' && ts.isCallExpression(node.parent) && node.parent.expression === node) found = node;
-    else if ((ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name)) && node.name.text === 'requestState') found = node;
-    else node.forEachChild(visit);
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'requestState') {
+      const called = ts.isCallExpression(node.parent) && node.parent.expression === node;
+      const target = skipOuter(ts, node.expression);
+      if (called || (ts.isPropertyAccessExpression(target) && target.name.text === 'params')) found = node;
+    } else if ((ts.isPropertyAssignment(node) || ts.isShorthandPropertyAssignment(node)) && named(node.name, 'requestState') && sentToSdk(node.parent)) found = node;
+    if (!found) node.forEachChild(visit);
   };
   if (fn.body) visit(fn.body);
   return found;

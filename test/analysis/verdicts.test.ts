@@ -751,6 +751,37 @@ describe('a server that already keeps requestState of its own', () => {
     expect(hint(typed.sites[0]!)).toContain('already has a requestState option');
   });
 
+  it('counts requestState given to inputRequired() or written beside resultType, not a field of the server\'s own shapes', () => {
+    const handWritten = (body: string): string => [
+      ...V2,
+      "server.registerTool('pick', { inputSchema: z.object({ _mrtr: z.unknown().optional() }) }, async ({ _mrtr }) => {",
+      body,
+      '});',
+      push,
+    ].join('\n');
+    // The SDK's backwards-compatibility demos carry their state in a tool argument and the result's text.
+    const shim = handWritten([
+      '  const { requestState } = (_mrtr ?? {}) as { requestState?: string };',
+      "  const wrap = (r: { requestState?: string }) => ({ content: [{ type: 'text' as const, text: JSON.stringify(r) }] });",
+      "  return wrap({ requestState: requestState ?? 'first' });",
+    ].join('\n'));
+    for (const analysis of Object.values(analyzeBoth(shim))) expect(verdicts(analysis)).toEqual(['10 migrate']);
+    const sdk = handWritten("  return inputRequired({ inputRequests: {}, requestState: String(_mrtr) });").replace("import { McpServer, Server }", "import { McpServer, Server, inputRequired }");
+    const literal = handWritten("  return { resultType: 'input_required' as const, requestState: String(_mrtr) };");
+    const lowLevel = [
+      ...V2,
+      "server.server.setRequestHandler('prompts/get', async (request) => ({ description: String((request.params as { requestState?: string }).requestState), messages: [] }));",
+      push,
+    ].join('\n');
+    for (const analysis of Object.values(analyzeBoth(lowLevel))) expect(verdicts(analysis)).toEqual(['6 refuse:unsupported-construct']);
+    for (const source of [sdk, literal]) {
+      for (const analysis of Object.values(analyzeBoth(source))) {
+        expect(verdicts(analysis)).toEqual(['8 refuse:unsupported-construct']);
+        expect(hint(analysis.sites[0]!)).toMatch(/^tools\/call "pick" \(line 5\) already keeps a requestState of its own/);
+      }
+    }
+  });
+
   it('a hand-written state on another server does not matter', () => {
     const { typed } = analyzeBoth([
       ...V2,
