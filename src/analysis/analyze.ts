@@ -22,6 +22,7 @@ import { decisive, reasonOfNoRequest } from './reasons.js';
 import { frameworkHint, ownCodeContext, ownCodeHint, type FrameworkName } from './frameworks.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
+import { mintsWith, requestStateOption, writtenCodecOf } from './writtenCodec.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, LiveLocal, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
@@ -867,15 +868,26 @@ const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'p
 function handWrittenStateProblem(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver): Verdict | undefined {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
   const lineOf = (node: ts.Node): number => node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const codecs: string[] = [];
   for (const construction of constructions) {
-    const options = construction.arguments?.[1] && skipOuter(ts, construction.arguments[1]);
-    const option = options && ts.isObjectLiteralExpression(options) ? options.properties.find(p => p.name && p.name.getText().replace(/['"]/g, '') === 'requestState') : undefined;
-    if (option) {
+    if (!requestStateOption(ts, construction)) continue;
+    const written = writtenCodecOf(ts, construction);
+    if (!written) {
       return refuse('unsupported-construct', `the server (line ${lineOf(construction)}) already has a requestState option, and the rewrite would wire a codec of its own there; migrate this handler by hand with the server's codec.`);
     }
+    const place = fileLine(construction);
+    if ('specifier' in written.declaredIn) {
+      return refuse('unsupported-construct', `the server (${place}) verifies requestState with ${written.codec} from ${written.declaredIn.specifier}; the rewrite does not mint with a codec of another module yet: migrate this handler by hand with ${written.codec}.mint.`);
+    }
+    if (written.declaredIn.file !== handler.fn.getSourceFile()) {
+      return refuse('unsupported-construct', `the server (${place}) verifies requestState with the ${written.codec} an earlier run wrote into its file, which a handler in another file cannot mint with yet; migrate this handler by hand with it.`);
+    }
+    codecs.push(written.codec);
   }
   for (const other of handlers) {
     if (!serverConstructions(ts, other.receiver, resolver).some(c => constructions.includes(c))) continue;
+    // The earlier run's handlers (or one written by hand with its codec) keep their state in it.
+    if (codecs.some(codec => mintsWith(ts, other.fn, codec))) continue;
     const use = requestStateUse(ts, other.fn);
     if (use) {
       return refuse('unsupported-construct', `${describeHandlers([other])} (line ${lineOf(use)}) already keeps a requestState of its own, and the verify hook the rewrite wires into the server would reject it; migrate by hand, with one codec for both.`);

@@ -782,6 +782,18 @@ describe('a server that already keeps requestState of its own', () => {
     }
   });
 
+  it('names the module a server\'s codec is imported from (the shared module an earlier run wrote for a server in several files, say)', () => {
+    for (const analysis of Object.values(analyzeBoth([
+      V2[0]!, V2[1]!,
+      "import { requestStateCodec } from './requestState.js';",
+      "const server = new McpServer({ name: 't', version: '1' }, { requestState: { verify: requestStateCodec.verify } });",
+      push,
+    ].join('\n')))) {
+      expect(verdicts(analysis)).toEqual(['6 refuse:unsupported-construct']);
+      expect(hint(analysis.sites[0]!)).toBe('the server (__snippet__.ts:4) verifies requestState with requestStateCodec from ./requestState.js; the rewrite does not mint with a codec of another module yet: migrate this handler by hand with requestStateCodec.mint.');
+    }
+  });
+
   it('a hand-written state on another server does not matter', () => {
     const { typed } = analyzeBoth([
       ...V2,

@@ -63,3 +63,54 @@ describe('a second run on migrated code', () => {
     expect(second.alreadyMigrated.map(a => `${a.file} ${a.name}`)).toEqual(['server.ts archive']);
   });
 });
+
+describe('a second run on a server the first run wired its codec into', () => {
+  const SAMPLE = `server.registerTool('summarize', { inputSchema: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
+  const reply = await ctx.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 50 });
+  return { content: [{ type: 'text', text: reply.content.type === 'text' ? reply.content.text : '' }] };
+});
+`;
+  const ARCHIVE = SERVER.slice(SERVER.indexOf('server.registerTool'));
+  const sampling = (): string => {
+    const dir = project();
+    writeFileSync(join(dir, 'server.ts'), SERVER.slice(0, SERVER.indexOf('server.registerTool')) + SAMPLE);
+    return dir;
+  };
+
+  it('mints a tool added since with that codec: its State type joins the union, the helpers it lacks are added, the rest stays', async () => {
+    const dir = sampling();
+    await migrate({ cwd: dir, sdkUpgrade: false });
+    const first = readFileSync(join(dir, 'server.ts'), 'utf8');
+    expect(first).not.toContain('function elicitAnswerOf');
+    // The user swaps in a store of their own, as the comment on requestStateReplays suggests.
+    const edited = first.replace('claim(nonce, ttlMs) {', 'claim(nonce, ttlMs) { // our store: kept by a second run');
+    writeFileSync(join(dir, 'server.ts'), edited + ARCHIVE);
+
+    const second = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(second.sites.map(s => `${s.handler?.name} ${s.status}`)).toEqual(['archive migrated']);
+    const text = readFileSync(join(dir, 'server.ts'), 'utf8');
+    expect(text.match(/createRequestStateCodec</g)).toHaveLength(1);
+    expect(text.match(/requestState: \{ verify: /g)).toHaveLength(1);
+    expect(text).toContain('type RequestState = SummarizeState | ArchiveState;');
+    expect(text).toContain('// our store: kept by a second run');
+    expect(text.match(/^function elicitAnswerOf\(/gm)).toHaveLength(1);
+    expect(text.slice(text.indexOf("registerTool('archive'"))).toContain("requestState: await requestStateCodec.mint({ step: 'answer', call }, ctx)");
+    // Everything the first run wrote is still there, line for line (its SDK import and its union gain the new names).
+    for (const line of edited.split('\n').filter(l => !l.startsWith('import {') && !l.startsWith('type RequestState = '))) expect(text.split('\n')).toContain(line);
+
+    const third = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
+    expect(third.files.every(f => !f.changed)).toBe(true);
+    expect(third.alreadyMigrated.map(a => a.name).sort()).toEqual(['archive', 'summarize']);
+  });
+
+  it('refuses a handler in another file of that server, naming the codec and its file', async () => {
+    const dir = sampling();
+    await migrate({ cwd: dir, sdkUpgrade: false });
+    writeFileSync(join(dir, 'late.ts'), `import type { McpServer } from '@modelcontextprotocol/server';\nimport * as z from 'zod/v4';\n\nexport function registerLate(server: McpServer): void {\n${ARCHIVE}}\n`);
+    const server = readFileSync(join(dir, 'server.ts'), 'utf8');
+    writeFileSync(join(dir, 'server.ts'), `import { registerLate } from './late.js';\n${server}\nregisterLate(server);\n`);
+    const second = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
+    expect(second.sites.map(s => `${s.file} ${s.status} ${s.reason}`)).toEqual(['late.ts refused unsupported-construct']);
+    expect(second.sites[0]!.hint).toMatch(/^the server \(server\.ts:\d+\) verifies requestState with the requestStateCodec an earlier run wrote into its file, which a handler in another file cannot mint with yet/);
+  });
+});

@@ -7,7 +7,8 @@ import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { constructionKey } from '../../src/analysis/servers.js';
 import type { SharedRequestState, Transform, TransformResult } from '../types.js';
 import { eraseTypes } from './eraseTypes.js';
-import { moduleSupportEdits, SUPPORT_TYPES, type CodecNames } from './moduleSupport.js';
+import { moduleSupportEdits, SUPPORT_TYPES, writtenNames, type CodecNames } from './moduleSupport.js';
+import { writtenCodecOf } from '../../src/analysis/writtenCodec.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { commonTestFiles } from '../../src/analysis/testFiles.js';
 import { frameworkPackages } from '../../src/project/packageJson.js';
@@ -124,6 +125,9 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   const guards = analysis.sites.filter(s => s.kind === 'capability-guard' && s.verdict.kind === 'migrate');
   if (!options.reportOnly && (analysis.plans.length > 0 || guards.length > 0 || analysis.helperSplits.length > 0)) {
     const names = new NameAllocator(ts, [sourceFile]);
+    // A codec an earlier run wrote into this file is minted with again (the analysis checked it is this file's).
+    const written = analysis.plans.flatMap(p => p.constructions).filter(c => c.getSourceFile() === sourceFile)
+      .map(c => writtenCodecOf(ts, c)).find(w => w !== undefined && 'file' in w.declaredIn);
     const moduleNames: ModuleNames & CodecNames = {
       codec: names.take('requestStateCodec'),
       signed: names.take('signedRequestState'),
@@ -137,6 +141,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       capabilitiesOf: names.take('clientCapabilitiesOf'),
       stateUnion: names.take('RequestState'),
       keyLoader: names.take('requestStateKey'),
+      ...(written && writtenNames(written)),
     };
     const helperNames = new Map<HelperSplit, HelperPartNames>();
     // A helper used across files has its parts' names chosen by the analysis, alike in every file.
@@ -195,6 +200,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       constructions: [...constructions].filter(c => c.getSourceFile() === sourceFile),
       unusedImports: new Set([...unusedAfterUrlRewrite(ts, sourceFile, analysis.plans), ...unusedAfterSplit(ts, sourceFile, analysis.helperSplits)]),
       shared,
+      written,
     }));
     edits.push(...unusedImportEdits(ts, sourceFile, droppedUrlIds(ts, analysis.plans)));
   }

@@ -5,6 +5,7 @@ import { isEsModule, serverRequire } from '../../src/analysis/moduleFormat.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
 import { importQuote, indentAt, newlineOf, type Edit } from './text.js';
+import type { WrittenCodec, WrittenHelper } from '../../src/analysis/writtenCodec.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -49,6 +50,8 @@ export interface ModuleSupportInput {
    * this file imports it from `specifier` instead of declaring it, and keeps its State types.
    */
   shared?: { specifier: string } | undefined;
+  /** The codec an earlier run wrote into this file: minted with again, its union and helpers added to. */
+  written?: WrittenCodec | undefined;
 }
 
 /** SDK types the support code names (besides those of the rewritten handlers), by what names them. */
@@ -82,21 +85,26 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const { ts, sourceFile, newline: nl } = input;
   const edits: Edit[] = [];
   const insertAt = supportOffset(ts, sourceFile);
-  const inline = input.withCodec && !input.shared;
+  const written = input.withCodec ? input.written : undefined;
+  const inline = input.withCodec && !input.shared && !written;
 
   const values = new Set(input.sdkValues);
   if (inline) values.add('createRequestStateCodec').add('ProtocolError').add('ProtocolErrorCode');
-  if (inline && input.usesElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse');
+  // Helpers the file does not have yet: all of them, or those an earlier run's codec was written without.
+  const addsElicitAnswerOf = (inline || (!!written && !written.helpers.elicitAnswerOf)) && input.usesElicitAnswerOf;
+  const addsElicitResultOf = (inline || (!!written && !written.helpers.elicitResultOf)) && input.usesElicitResultOf;
+  if (addsElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse').add('ProtocolError').add('ProtocolErrorCode');
   const types = new Set(input.sdkTypes);
   const addTypes = (names: readonly string[]): void => names.forEach(name => types.add(name));
   if (inline) addTypes(SUPPORT_TYPE.codec);
-  if (inline && input.usesElicitResultOf) addTypes(SUPPORT_TYPE.elicitResultOf);
-  if (inline && input.usesElicitAnswerOf) addTypes(SUPPORT_TYPE.elicitAnswerOf);
+  if (addsElicitResultOf) addTypes(SUPPORT_TYPE.elicitResultOf);
+  if (addsElicitAnswerOf) addTypes(SUPPORT_TYPE.elicitAnswerOf);
   if (input.usesCapabilitiesOf) {
     values.add('CLIENT_CAPABILITIES_META_KEY');
     addTypes(SUPPORT_TYPE.capabilitiesOf);
   }
-  const block = inline ? codecBlock(input) : input.withCodec ? sharedImportBlock(input) : [];
+  const block = inline ? codecBlock(input) : input.withCodec && !written ? sharedImportBlock(input) : [];
+  if (written) edits.push(...writtenCodecEdits(input, written, { elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf }));
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   // A file that only holds a split helper needs no block, only the SDK names its parts use.
   if (block.length > 0) edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
@@ -122,6 +130,39 @@ function sharedImportBlock(input: ModuleSupportInput): string[] {
     `// signs it is shared by every file of the server (${input.shared!.specifier}); it is signed, not encrypted: no secrets.`,
     ...input.stateTypes.flatMap((t, i) => [...(i > 0 ? [''] : []), ...t.split(input.newline)]),
   ];
+}
+
+/** The names of the codec an earlier run wrote into the file, and of the helpers it has. */
+export function writtenNames(written: WrittenCodec): Partial<ModuleNames & CodecNames> {
+  const named: Partial<ModuleNames & CodecNames> = { codec: written.codec };
+  for (const [role, fn] of Object.entries(written.helpers)) if (fn.name) named[role as WrittenHelper] = fn.name.text;
+  if (written.stateUnion) named.stateUnion = written.stateUnion.name.text;
+  return named;
+}
+
+/**
+ * A file whose codec an earlier run wrote: the new State types go before its union and join it, and
+ * the helpers it was written without go after its last one. The rest of it (a store of used states
+ * swapped in by the user, say) is left as it is.
+ */
+function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, adds: { elicitAnswerOf: boolean; elicitResultOf: boolean }): Edit[] {
+  const { sourceFile, newline: nl, names, unit } = input;
+  if (!('file' in written.declaredIn)) return [];
+  const edits: Edit[] = [];
+  const union = written.stateUnion;
+  if (union) {
+    const at = union.getStart(sourceFile);
+    edits.push({ start: at, end: at, text: input.stateTypes.map(t => t + nl + nl).join('') });
+  } else {
+    // JavaScript has no union: the State types (JSDoc once erased) go before the codec and its comment.
+    const at = written.declaredIn.statement.getFullStart();
+    edits.push({ start: at, end: at, text: input.stateTypes.map(t => nl + nl + t).join('') });
+  }
+  if (union) edits.push({ start: union.type.getEnd(), end: union.type.getEnd(), text: input.stateTypeNames.map(n => ` | ${n}`).join('') });
+  const helpers = [...(adds.elicitAnswerOf ? elicitAnswerOfLines(names, unit, '') : []), ...(adds.elicitResultOf ? elicitResultOfLines(names, unit, '') : [])];
+  const last = Object.values(written.helpers).reduce((a, b) => (b.end > a.end ? b : a));
+  if (helpers.length > 0) edits.push({ start: last.getEnd(), end: last.getEnd(), text: nl + helpers.join(nl) });
+  return edits;
 }
 
 /** The generated module of a server whose handlers span files: one codec, exported with its helpers. */
@@ -256,42 +297,50 @@ function codecBlock(input: CodecInput, shared = false): string[] {
     `${unit}}`,
     '}',
   ];
-  if (input.usesElicitAnswerOf) {
-    block.push(
-      '',
-      '/**',
-      ' * This round\'s answer to an elicitation, as inputResponse() reads it. Accepted content is checked against the',
-      ' * schema the question asked with, as elicitInput() checked it: content that does not match fails the call.',
-      ' */',
-      `${exp}function ${names.elicitAnswerOf}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
-      `${unit}const answer = inputResponse(responses, key);`,
-      `${unit}if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined) return answer;`,
-      `${unit}if (question.method !== 'elicitation/create' || !('requestedSchema' in question.params)) return answer;`,
-      `${unit}let outcome;`,
-      `${unit}try {`,
-      `${u2}outcome = fromJsonSchema(question.params.requestedSchema)['~standard'].validate(answer.content);`,
-      `${unit}} catch (error) {`,
-      `${u2}throw new ProtocolError(ProtocolErrorCode.InternalError, \`Error validating elicitation response: \${error instanceof Error ? error.message : String(error)}\`);`,
-      `${unit}}`,
-      `${unit}if (!(outcome instanceof Promise) && outcome.issues !== undefined) {`,
-      `${u2}throw new ProtocolError(ProtocolErrorCode.InvalidParams, \`Elicitation response content does not match requested schema: \${outcome.issues[0]?.message}\`);`,
-      `${unit}}`,
-      `${unit}return answer;`,
-      '}',
-    );
-  }
-  if (input.usesElicitResultOf) {
-    block.push(
-      '',
-      '/** An elicitation answer from this round\'s inputResponses, shaped like the result elicitInput() resolved with. */',
-      `${exp}function ${names.elicitResultOf}(answer: Extract<InputResponseView, { kind: 'elicit' }>): ElicitResult {`,
-      `${unit}return answer.content === undefined`,
-      `${u2}? { action: answer.action }`,
-      `${u2}: { action: answer.action, content: answer.content as ElicitResult['content'] };`,
-      '}',
-    );
-  }
+  if (input.usesElicitAnswerOf) block.push(...elicitAnswerOfLines(names, unit, exp));
+  if (input.usesElicitResultOf) block.push(...elicitResultOfLines(names, unit, exp));
   return block;
+}
+
+/** The elicitation answer check: accepted content validated against the schema the question asked with. */
+function elicitAnswerOfLines(names: Pick<ModuleNames, 'elicitAnswerOf'>, unit: string, exp: string): string[] {
+  const u2 = unit + unit;
+  return [
+    '',
+    '/**',
+    ' * This round\'s answer to an elicitation, as inputResponse() reads it. Accepted content is checked against the',
+    ' * schema the question asked with, as elicitInput() checked it: content that does not match fails the call.',
+    ' */',
+    `${exp}function ${names.elicitAnswerOf}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
+    `${unit}const answer = inputResponse(responses, key);`,
+    `${unit}if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined) return answer;`,
+    `${unit}if (question.method !== 'elicitation/create' || !('requestedSchema' in question.params)) return answer;`,
+    `${unit}let outcome;`,
+    `${unit}try {`,
+    `${u2}outcome = fromJsonSchema(question.params.requestedSchema)['~standard'].validate(answer.content);`,
+    `${unit}} catch (error) {`,
+    `${u2}throw new ProtocolError(ProtocolErrorCode.InternalError, \`Error validating elicitation response: \${error instanceof Error ? error.message : String(error)}\`);`,
+    `${unit}}`,
+    `${unit}if (!(outcome instanceof Promise) && outcome.issues !== undefined) {`,
+    `${u2}throw new ProtocolError(ProtocolErrorCode.InvalidParams, \`Elicitation response content does not match requested schema: \${outcome.issues[0]?.message}\`);`,
+    `${unit}}`,
+    `${unit}return answer;`,
+    '}',
+  ];
+}
+
+/** An elicitation answer as the result elicitInput() resolved with. */
+function elicitResultOfLines(names: Pick<ModuleNames, 'elicitResultOf'>, unit: string, exp: string): string[] {
+  const u2 = unit + unit;
+  return [
+    '',
+    '/** An elicitation answer from this round\'s inputResponses, shaped like the result elicitInput() resolved with. */',
+    `${exp}function ${names.elicitResultOf}(answer: Extract<InputResponseView, { kind: 'elicit' }>): ElicitResult {`,
+    `${unit}return answer.content === undefined`,
+    `${u2}? { action: answer.action }`,
+    `${u2}: { action: answer.action, content: answer.content as ElicitResult['content'] };`,
+    '}',
+  ];
 }
 
 /**

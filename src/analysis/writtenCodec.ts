@@ -1,0 +1,113 @@
+import type * as ts from 'typescript';
+import { skipOuter } from './sdk.js';
+import type { TS } from './types.js';
+
+/**
+ * The requestState codec an earlier run of mrtr-migrate wrote into a server's file and wired into its
+ * `requestState` option. A second run (a handler fixed, or added, since) mints with it and adds its
+ * State type to the codec's union, where a codec of its own would be a second verify hook.
+ */
+export interface WrittenCodec {
+  /** The `requestState` option of the server construction. */
+  option: ts.ObjectLiteralElementLike;
+  /** `requestStateCodec` of `verify: requestStateCodec.verify`. */
+  codec: string;
+  /** The file that declares the codec, or the module specifier it is imported from (the shared module of a server in several files). */
+  declaredIn: { file: ts.SourceFile; statement: ts.VariableStatement } | { specifier: string };
+  /** The union of the handlers' State types the codec mints (`type RequestState = A | B;`); none in JavaScript. */
+  stateUnion?: ts.TypeAliasDeclaration | undefined;
+  /** The helpers the earlier run declared beside the codec, by their role. */
+  helpers: Partial<Record<WrittenHelper, ts.FunctionDeclaration>>;
+}
+
+export type WrittenHelper = 'callDigest' | 'assertState' | 'elicitAnswerOf' | 'elicitResultOf';
+
+/** Each helper by its parameters (names survive the erasure of types in JavaScript) and a telling part of its body. */
+const HELPER_SHAPES: Record<WrittenHelper, { params: string[]; body: string }> = {
+  callDigest: { params: ['name', 'args'], body: 'crypto.subtle.digest(' },
+  assertState: { params: ['state', 'call'], body: '.call !== call' },
+  elicitAnswerOf: { params: ['responses', 'key', 'question'], body: 'inputResponse(responses, key)' },
+  elicitResultOf: { params: ['answer'], body: 'answer.action' },
+};
+
+/** The `requestState` option of a server construction, if it has one it can name. */
+export function requestStateOption(ts: TS, construction: ts.NewExpression): ts.ObjectLiteralElementLike | undefined {
+  const options = construction.arguments?.[1] && skipOuter(ts, construction.arguments[1]);
+  if (!options || !ts.isObjectLiteralExpression(options)) return undefined;
+  return options.properties.find(p => p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'requestState');
+}
+
+/**
+ * The codec an earlier run wrote, when the construction's option is `requestState: { verify: X.verify }`
+ * and X is that run's codec: declared in the file as `const X = { mint, verify }` beside its call digest
+ * and state check; or imported from another module (the shared module a run writes for a server in
+ * several files, or the server's own), which is not looked into.
+ */
+export function writtenCodecOf(ts: TS, construction: ts.NewExpression): WrittenCodec | undefined {
+  const option = requestStateOption(ts, construction);
+  if (!option || !ts.isPropertyAssignment(option)) return undefined;
+  const value = skipOuter(ts, option.initializer);
+  if (!ts.isObjectLiteralExpression(value) || value.properties.length !== 1) return undefined;
+  const verify = value.properties[0]!;
+  if (!ts.isPropertyAssignment(verify) || !verify.name || !ts.isIdentifier(verify.name) || verify.name.text !== 'verify') return undefined;
+  const reference = skipOuter(ts, verify.initializer);
+  if (!ts.isPropertyAccessExpression(reference) || reference.name.text !== 'verify' || !ts.isIdentifier(reference.expression)) return undefined;
+  const codec = reference.expression.text;
+  const file = construction.getSourceFile();
+  const specifier = importedFrom(ts, file, codec);
+  if (specifier) return { option, codec, declaredIn: { specifier }, helpers: {} };
+  const statement = file.statements.filter(ts.isVariableStatement).find(s => s.declarationList.declarations.some(d => ts.isIdentifier(d.name) && d.name.text === codec));
+  const declaration = statement?.declarationList.declarations.find(d => ts.isIdentifier(d.name) && d.name.text === codec);
+  const literal = declaration?.initializer && skipOuter(ts, declaration.initializer);
+  if (!literal || !ts.isObjectLiteralExpression(literal)) return undefined;
+  const member = (name: string) => literal.properties.find(p => p.name && ts.isIdentifier(p.name) && p.name.text === name);
+  const mint = member('mint');
+  if (!mint || !member('verify')) return undefined;
+  const helpers = writtenHelpers(ts, file);
+  if (!helpers.callDigest || !helpers.assertState) return undefined;
+  return { option, codec, declaredIn: { file, statement: statement! }, stateUnion: stateUnionOf(ts, file, mint), helpers };
+}
+
+/** Whether a handler mints with the codec (the earlier run's handlers, or one written by hand with it). */
+export function mintsWith(ts: TS, fn: ts.FunctionLikeDeclaration, codec: string): boolean {
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'mint' && ts.isIdentifier(node.expression) && node.expression.text === codec) found = true;
+    else node.forEachChild(visit);
+  };
+  if (fn.body) visit(fn.body);
+  return found;
+}
+
+function importedFrom(ts: TS, file: ts.SourceFile, name: string): string | undefined {
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+    const bindings = statement.importClause?.namedBindings;
+    if (bindings && ts.isNamedImports(bindings) && bindings.elements.some(e => e.name.text === name)) return statement.moduleSpecifier.text;
+  }
+  return undefined;
+}
+
+function writtenHelpers(ts: TS, file: ts.SourceFile): WrittenCodec['helpers'] {
+  const helpers: WrittenCodec['helpers'] = {};
+  for (const statement of file.statements) {
+    if (!ts.isFunctionDeclaration(statement) || !statement.name || !statement.body) continue;
+    const params = statement.parameters.map(p => (ts.isIdentifier(p.name) ? p.name.text : ''));
+    const body = statement.body.getText(file);
+    for (const [role, shape] of Object.entries(HELPER_SHAPES) as Array<[WrittenHelper, (typeof HELPER_SHAPES)[WrittenHelper]]>) {
+      if (!helpers[role] && params.join() === shape.params.join() && body.includes(shape.body)) helpers[role] = statement;
+    }
+  }
+  return helpers;
+}
+
+/** `type RequestState = A | B;`, named by the type of `mint`'s state parameter. */
+function stateUnionOf(ts: TS, file: ts.SourceFile, mint: ts.ObjectLiteralElementLike): ts.TypeAliasDeclaration | undefined {
+  const fn = ts.isPropertyAssignment(mint) ? skipOuter(ts, mint.initializer) : mint;
+  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn) && !ts.isMethodDeclaration(fn)) return undefined;
+  const type = fn.parameters[0]?.type;
+  if (!type || !ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName)) return undefined;
+  const name = type.typeName.text;
+  return file.statements.find((s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && s.name.text === name);
+}
