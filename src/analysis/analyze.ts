@@ -22,7 +22,7 @@ import { decisive, reasonOfNoRequest } from './reasons.js';
 import { frameworkHint, ownCodeContext, ownCodeHint, type FrameworkName } from './frameworks.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
-import { mintsWith, requestStateOption, writtenCodecOf } from './writtenCodec.js';
+import { mintsWith, ownVerifyHook, requestStateOption, writtenCodecOf, type KeptStateHook } from './writtenCodec.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, LiveLocal, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
@@ -106,6 +106,11 @@ export interface FileAnalysis {
   suppressions: Suppression[];
   /** Handlers whose push calls serve only 2025-era connections beside their own inputRequired path (dualEra.ts): not sites. */
   dualEra: ts.FunctionLikeDeclaration[];
+  /**
+   * Servers of the file's plans that keep requestState of their own (a verify hook, or handlers that read
+   * it unverified): the rewrite wires its codec beside that, never over it (writtenCodec.ts).
+   */
+  keptStateHooks?: KeptStateHook[];
 }
 
 /** One file of the analysis: its resolver, its handlers, and its sites once detected. */
@@ -294,21 +299,23 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   // A server that keeps requestState of its own comes last: a handler refused for its own code says
   // so (the same reason on a second run, once the first run wired its codec into the server).
   let stateProblem = false;
+  const kept = new Map<ts.NewExpression, KeptStateHook>();
   allSites.forEach((site, i) => {
     const f = facts[i]!;
     const served = f.context.type === 'handler' ? [f.context.handler] : f.context.type === 'helper' ? f.context.handlers : [];
-    const problem = site.verdict.kind === 'migrate'
-      ? served.map(h => { const scope = scopeOf(h.fn.getSourceFile()); return handWrittenStateProblem(ts, h, scope.handlers, scope.resolver); }).find(p => p)
-      : undefined;
+    if (site.verdict.kind !== 'migrate') return;
+    const states = served.map(h => { const scope = scopeOf(h.fn.getSourceFile()); return handWrittenState(ts, h, scope.handlers, scope.resolver); });
+    const problem = states.find(p => p.problem)?.problem;
     if (problem) [site.verdict, stateProblem] = [problem, true];
+    else for (const hook of states.flatMap(p => p.kept)) kept.set(hook.construction, hook);
   });
   if (stateProblem) plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => allSites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
-  return new Map([...included].map(file => [file, fileAnalysis(file, included, { sites: allSites, handlers: scopeOf(file).handlers, plans, helperSplits, typed: checker !== undefined, suppressions: suppressions.get(file)!, dualEra: [...scopeOf(file).dualEra] })]));
+  return new Map([...included].map(file => [file, fileAnalysis(file, included, { sites: allSites, handlers: scopeOf(file).handlers, plans, helperSplits, typed: checker !== undefined, suppressions: suppressions.get(file)!, dualEra: [...scopeOf(file).dualEra], keptStateHooks: [...kept.values()] })]));
 }
 
 /** What belongs to one file of a group: its sites, the plans of its handlers, the helpers declared in it. */
-function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>, group: Pick<FileAnalysis, 'sites' | 'handlers' | 'plans' | 'helperSplits' | 'typed' | 'suppressions' | 'dualEra'>): FileAnalysis {
+function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>, group: Pick<FileAnalysis, 'sites' | 'handlers' | 'plans' | 'helperSplits' | 'typed' | 'suppressions' | 'dualEra' | 'keptStateHooks'>): FileAnalysis {
   const mine = (node: ts.Node): boolean => node.getSourceFile() === file;
   return {
     fileName: file.fileName,
@@ -320,6 +327,7 @@ function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>,
     typed: group.typed,
     suppressions: group.suppressions,
     dualEra: group.dualEra,
+    keptStateHooks: group.keptStateHooks?.filter(k => mine(k.construction)),
   };
 }
 
@@ -862,38 +870,58 @@ const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'p
 
 /**
  * The server already keeps requestState of its own: a `requestState` option, or a handler that reads
- * `ctx.mcpReq.requestState()` or returns `inputRequired({ requestState })` by hand. The verify hook
- * the rewrite wires runs on every request of the server, so it would reject that state.
+ * `ctx.mcpReq.requestState()` or returns `inputRequired({ requestState })` by hand. The rewrite mints
+ * with a codec an earlier run wrote (writtenCodec.ts); beside a hook of the server's own, or handlers
+ * that read their state unverified, it wires its codec so that their states still reach them as before
+ * (`kept`). Only where the server is built in the handler's file: a codec module shared by several
+ * files is not composed.
  */
-function handWrittenStateProblem(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver): Verdict | undefined {
+function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver): { problem?: Verdict; kept: KeptStateHook[] } {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
   const lineOf = (node: ts.Node): number => node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const file = handler.fn.getSourceFile();
+  const refused = (hint: string) => ({ problem: refuse('unsupported-construct', hint), kept: [] });
   const codecs: string[] = [];
+  const kept = new Map<ts.NewExpression, KeptStateHook>();
   for (const construction of constructions) {
-    if (!requestStateOption(ts, construction)) continue;
-    const written = writtenCodecOf(ts, construction);
-    if (!written) {
-      return refuse('unsupported-construct', `the server (line ${lineOf(construction)}) already has a requestState option, and the rewrite would wire a codec of its own there; migrate this handler by hand with the server's codec.`);
-    }
+    const option = requestStateOption(ts, construction);
+    if (!option) continue;
     const place = fileLine(construction);
-    if ('specifier' in written.declaredIn) {
-      return refuse('unsupported-construct', `the server (${place}) verifies requestState with ${written.codec} from ${written.declaredIn.specifier}; the rewrite does not mint with a codec of another module yet: migrate this handler by hand with ${written.codec}.mint.`);
+    const written = writtenCodecOf(ts, construction);
+    if (written && 'specifier' in written.declaredIn) {
+      return refused(`the server (${place}) verifies requestState with ${written.codec} from ${written.declaredIn.specifier}; the rewrite does not mint with a codec of another module yet: migrate this handler by hand with ${written.codec}.mint.`);
     }
-    if (written.declaredIn.file !== handler.fn.getSourceFile()) {
-      return refuse('unsupported-construct', `the server (${place}) verifies requestState with the ${written.codec} an earlier run wrote into its file, which a handler in another file cannot mint with yet; migrate this handler by hand with it.`);
+    if (written) {
+      if ('file' in written.declaredIn && written.declaredIn.file !== file) return refused(`the server (${place}) verifies requestState with the ${written.codec} an earlier run wrote into its file, which a handler in another file cannot mint with yet; migrate this handler by hand with it.`);
+      codecs.push(written.codec);
+      // Wired beside the server's own hook by an earlier run: the server's handlers keep their state.
+      if (written.keeps) kept.set(construction, { construction, hook: undefined });
+      continue;
     }
-    codecs.push(written.codec);
+    const hook = ownVerifyHook(ts, option);
+    if (!hook) return refused(`the server (line ${lineOf(construction)}) has a requestState option other than { verify: <hook> }, beside which the rewrite cannot wire its codec; migrate this handler by hand with the server's codec.`);
+    if (construction.getSourceFile() !== file) return refused(`the server (${place}) verifies requestState with a hook of its own, beside which the rewrite wires its codec only where the server is built in the handler's file; migrate by hand.`);
+    kept.set(construction, { construction, hook });
   }
   for (const other of handlers) {
-    if (!serverConstructions(ts, other.receiver, resolver).some(c => constructions.includes(c))) continue;
+    const servers = serverConstructions(ts, other.receiver, resolver).filter(c => constructions.includes(c));
+    if (servers.length === 0) continue;
     // The earlier run's handlers (or one written by hand with its codec) keep their state in it.
     if (codecs.some(codec => mintsWith(ts, other.fn, codec))) continue;
     const use = requestStateUse(ts, other.fn);
-    if (use) {
-      return refuse('unsupported-construct', `${describeHandlers([other])} (line ${lineOf(use)}) already keeps a requestState of its own, and the verify hook the rewrite wires into the server would reject it; migrate by hand, with one codec for both.`);
+    if (!use) continue;
+    const elsewhere = servers.find(c => c.getSourceFile() !== file);
+    if (elsewhere) {
+      return refused(`${describeHandlers([other])} (line ${lineOf(use)}) keeps a requestState of its own on a server built in another file (${fileLine(elsewhere)}), beside which the rewrite cannot wire its codec; migrate by hand, with one codec for both.`);
+    }
+    for (const c of servers) {
+      if (kept.has(c)) continue;
+      // Its state does not pass the codec an earlier run wired into the server.
+      if (requestStateOption(ts, c)) return refused(`${describeHandlers([other])} (line ${lineOf(use)}) already keeps a requestState of its own, which the verify hook an earlier run wired into the server (${fileLine(c)}) rejects; migrate by hand, with one codec for both.`);
+      kept.set(c, { construction: c, hook: undefined });
     }
   }
-  return undefined;
+  return { kept: [...kept.values()] };
 }
 
 /**

@@ -18,9 +18,22 @@ export interface WrittenCodec {
   stateUnion?: ts.TypeAliasDeclaration | undefined;
   /** The helpers the earlier run declared beside the codec, by their role. */
   helpers: Partial<Record<WrittenHelper, ts.FunctionDeclaration>>;
+  /** The codec is wired beside the server's own hook (`verify: keepRequestStateHook(codec.verify)`). */
+  keeps: boolean;
 }
 
-export type WrittenHelper = 'callDigest' | 'assertState' | 'elicitAnswerOf' | 'elicitResultOf';
+export type WrittenHelper = 'callDigest' | 'assertState' | 'elicitAnswerOf' | 'elicitResultOf' | 'keepHook' | 'migratedState';
+
+/**
+ * A server that keeps requestState of its own: its verify hook (`codec.verify` of `requestState: { verify:
+ * codec.verify }`), or none where its handlers read the state unverified. The rewrite's codec is wired
+ * beside it (`verify: keepRequestStateHook(codec.verify)`), and the rewritten handlers read only states
+ * it minted (`migratedRequestState(ctx)`).
+ */
+export interface KeptStateHook {
+  construction: ts.NewExpression;
+  hook: ts.Expression | undefined;
+}
 
 /** Each helper by its parameters (names survive the erasure of types in JavaScript) and a telling part of its body. */
 const HELPER_SHAPES: Record<WrittenHelper, { params: string[]; body: string }> = {
@@ -28,6 +41,8 @@ const HELPER_SHAPES: Record<WrittenHelper, { params: string[]; body: string }> =
   assertState: { params: ['state', 'call'], body: '.call !== call' },
   elicitAnswerOf: { params: ['responses', 'key', 'question'], body: 'inputResponse(responses, key)' },
   elicitResultOf: { params: ['answer'], body: 'answer.action' },
+  keepHook: { params: ['own'], body: 'own(requestState, ctx)' },
+  migratedState: { params: ['ctx'], body: '.mcpReq.requestState' },
 };
 
 /** The `requestState` option of a server construction, if it has one it can name. */
@@ -50,12 +65,20 @@ export function writtenCodecOf(ts: TS, construction: ts.NewExpression): WrittenC
   if (!ts.isObjectLiteralExpression(value) || value.properties.length !== 1) return undefined;
   const verify = value.properties[0]!;
   if (!ts.isPropertyAssignment(verify) || !verify.name || !ts.isIdentifier(verify.name) || verify.name.text !== 'verify') return undefined;
-  const reference = skipOuter(ts, verify.initializer);
+  const file = construction.getSourceFile();
+  let reference = skipOuter(ts, verify.initializer);
+  // `keepRequestStateHook(codec.verify)`: the codec beside the server's own hook, wired by an earlier run.
+  const keeps = ts.isCallExpression(reference) && ts.isIdentifier(reference.expression) && reference.arguments.length === 1 ? reference.expression.text : undefined;
+  if (keeps !== undefined) {
+    const keepHook = writtenHelpers(ts, file).keepHook;
+    const codecRead = keepHook && findCodecRead(ts, keepHook);
+    if (keepHook?.name?.text !== keeps || !codecRead) return undefined;
+    reference = codecRead;
+  }
   if (!ts.isPropertyAccessExpression(reference) || reference.name.text !== 'verify' || !ts.isIdentifier(reference.expression)) return undefined;
   const codec = reference.expression.text;
-  const file = construction.getSourceFile();
-  const specifier = importedFrom(ts, file, codec);
-  if (specifier) return { option, codec, declaredIn: { specifier }, helpers: {} };
+  const specifier = keeps === undefined ? importedFrom(ts, file, codec) : undefined;
+  if (specifier) return { option, codec, declaredIn: { specifier }, helpers: {}, keeps: false };
   const statement = file.statements.filter(ts.isVariableStatement).find(s => s.declarationList.declarations.some(d => ts.isIdentifier(d.name) && d.name.text === codec));
   const declaration = statement?.declarationList.declarations.find(d => ts.isIdentifier(d.name) && d.name.text === codec);
   const literal = declaration?.initializer && skipOuter(ts, declaration.initializer);
@@ -65,7 +88,34 @@ export function writtenCodecOf(ts: TS, construction: ts.NewExpression): WrittenC
   if (!mint || !member('verify')) return undefined;
   const helpers = writtenHelpers(ts, file);
   if (!helpers.callDigest || !helpers.assertState) return undefined;
-  return { option, codec, declaredIn: { file, statement: statement! }, stateUnion: stateUnionOf(ts, file, mint), helpers };
+  return { option, codec, declaredIn: { file, statement: statement! }, stateUnion: stateUnionOf(ts, file, mint), helpers, keeps: keeps !== undefined };
+}
+
+/**
+ * The hook the server had before the rewrite: `codec.verify` of `requestState: { verify: codec.verify }`
+ * (any expression, evaluated where it was); undefined for any other shape of the option.
+ */
+export function ownVerifyHook(ts: TS, option: ts.ObjectLiteralElementLike): ts.Expression | undefined {
+  if (!ts.isPropertyAssignment(option)) return undefined;
+  const value = skipOuter(ts, option.initializer);
+  if (!ts.isObjectLiteralExpression(value) || value.properties.length !== 1) return undefined;
+  const verify = value.properties[0]!;
+  const named = verify.name && (ts.isIdentifier(verify.name) || ts.isStringLiteral(verify.name)) && verify.name.text === 'verify';
+  if (named && ts.isPropertyAssignment(verify)) return verify.initializer;
+  if (named && ts.isShorthandPropertyAssignment(verify)) return verify.name;
+  return undefined;
+}
+
+/** `requestStateCodec.verify` in the body of the hook that keeps the server's own one. */
+function findCodecRead(ts: TS, fn: ts.FunctionDeclaration): ts.PropertyAccessExpression | undefined {
+  let found: ts.PropertyAccessExpression | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'verify' && ts.isIdentifier(node.expression)) found = node;
+    else node.forEachChild(visit);
+  };
+  if (fn.body) visit(fn.body);
+  return found;
 }
 
 /** Whether a handler mints with the codec (the earlier run's handlers, or one written by hand with it). */

@@ -726,7 +726,10 @@ describe('a server that already keeps requestState of its own', () => {
     `  const answer = await ctx.mcpReq.elicitInput(${FORM});\n` +
     "  return { content: [{ type: 'text' as const, text: answer.action }] };\n});";
 
-  it('refuses to wire a verify hook that would reject a hand-written state of another handler', () => {
+  /** The servers whose own state the rewrite keeps, and how: their hook's text, or `unverified`. */
+  const kept = (analysis: FileAnalysis): string[] => (analysis.keptStateHooks ?? []).map(k => k.hook?.getText() ?? 'unverified');
+
+  it('keeps a hand-written state read unverified: the handler migrates beside it', () => {
     const { typed, untyped } = analyzeBoth([
       ...V2,
       "server.registerTool('pick', { inputSchema: z.object({}) }, async (_args, ctx) => {",
@@ -736,19 +739,22 @@ describe('a server that already keeps requestState of its own', () => {
       push,
     ].join('\n'));
     for (const analysis of [typed, untyped]) {
-      expect(verdicts(analysis)).toEqual(['9 refuse:unsupported-construct']);
-      expect(hint(analysis.sites[0]!)).toBe('tools/call "pick" (line 5) already keeps a requestState of its own, and the verify hook the rewrite wires into the server would reject it; migrate by hand, with one codec for both.');
+      expect(verdicts(analysis)).toEqual(['9 migrate']);
+      expect(kept(analysis)).toEqual(['unverified']);
     }
   });
 
-  it('refuses when the server already has a requestState option', () => {
-    const { typed } = analyzeBoth([
-      V2[0]!, V2[1]!,
-      "const server = new McpServer({ name: 't', version: '1' }, { requestState: { verify: async (s: string) => s } });",
-      push,
-    ].join('\n'));
-    expect(verdicts(typed)).toEqual(['5 refuse:unsupported-construct']);
-    expect(hint(typed.sites[0]!)).toContain('already has a requestState option');
+  it('keeps the server\'s own verify hook; an option of another shape is refused', () => {
+    const server = (options: string) => analyzeBoth([V2[0]!, V2[1]!, `const server = new McpServer({ name: 't', version: '1' }, ${options});`, push].join('\n'));
+    for (const analysis of Object.values(server('{ requestState: { verify: async (s: string) => s } }'))) {
+      expect(verdicts(analysis)).toEqual(['5 migrate']);
+      expect(kept(analysis)).toEqual(['async (s: string) => s']);
+    }
+    for (const analysis of Object.values(server("{ requestState: { verify(s: string) { return s; } } }"))) {
+      expect(verdicts(analysis)).toEqual(['5 refuse:unsupported-construct']);
+      expect(hint(analysis.sites[0]!)).toBe("the server (line 3) has a requestState option other than { verify: <hook> }, beside which the rewrite cannot wire its codec; migrate this handler by hand with the server's codec.");
+      expect(kept(analysis)).toEqual([]);
+    }
   });
 
   it('counts requestState given to inputRequired() or written beside resultType, not a field of the server\'s own shapes', () => {
@@ -765,7 +771,10 @@ describe('a server that already keeps requestState of its own', () => {
       "  const wrap = (r: { requestState?: string }) => ({ content: [{ type: 'text' as const, text: JSON.stringify(r) }] });",
       "  return wrap({ requestState: requestState ?? 'first' });",
     ].join('\n'));
-    for (const analysis of Object.values(analyzeBoth(shim))) expect(verdicts(analysis)).toEqual(['10 migrate']);
+    for (const analysis of Object.values(analyzeBoth(shim))) {
+      expect(verdicts(analysis)).toEqual(['10 migrate']);
+      expect(kept(analysis)).toEqual([]);
+    }
     const sdk = handWritten("  return inputRequired({ inputRequests: {}, requestState: String(_mrtr) });").replace("import { McpServer, Server }", "import { McpServer, Server, inputRequired }");
     const literal = handWritten("  return { resultType: 'input_required' as const, requestState: String(_mrtr) };");
     const lowLevel = [
@@ -773,11 +782,10 @@ describe('a server that already keeps requestState of its own', () => {
       "server.server.setRequestHandler('prompts/get', async (request) => ({ description: String((request.params as { requestState?: string }).requestState), messages: [] }));",
       push,
     ].join('\n');
-    for (const analysis of Object.values(analyzeBoth(lowLevel))) expect(verdicts(analysis)).toEqual(['6 refuse:unsupported-construct']);
-    for (const source of [sdk, literal]) {
+    for (const source of [sdk, literal, lowLevel]) {
       for (const analysis of Object.values(analyzeBoth(source))) {
-        expect(verdicts(analysis)).toEqual(['8 refuse:unsupported-construct']);
-        expect(hint(analysis.sites[0]!)).toMatch(/^tools\/call "pick" \(line 5\) already keeps a requestState of its own/);
+        expect(verdicts(analysis)).toEqual([source === lowLevel ? '6 migrate' : '8 migrate']);
+        expect(kept(analysis)).toEqual(['unverified']);
       }
     }
   });

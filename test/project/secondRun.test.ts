@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Project } from 'ts-morph';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
-import { tempProject } from './tempProject.js';
+import { REPO, tempProject } from './tempProject.js';
 
 const OPTIONS = { target: 99, module: 199, moduleResolution: 99, strict: true, skipLibCheck: true, noEmit: true, types: [] };
 
@@ -112,5 +112,49 @@ describe('a second run on a server the first run wired its codec into', () => {
     const second = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
     expect(second.sites.map(s => `${s.file} ${s.status} ${s.reason}`)).toEqual(['late.ts refused unsupported-construct']);
     expect(second.sites[0]!.hint).toMatch(/^the server \(server\.ts:\d+\) verifies requestState with the requestStateCodec an earlier run wrote into its file, which a handler in another file cannot mint with yet/);
+  });
+});
+
+describe('a later run beside requestState the server keeps of its own', () => {
+  const RATE = `
+export function registerRating(server: McpServer): void {
+  server.registerTool('rate_stay', { inputSchema: z.object({ hotel: z.string() }) }, async ({ hotel }, ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`Rate \${hotel}?\`, requestedSchema: { type: 'object', properties: { stars: { type: 'integer' } } } });
+    return { content: [{ type: 'text', text: \`\${hotel}: \${answer.action}\` }] };
+  });
+}
+`;
+
+  it('the first run says which hook it kept, and how', async () => {
+    const dir = project();
+    for (const name of ['v2-own-codec', 'v2-own-state-unverified']) writeFileSync(join(dir, `${name}.ts`), readFileSync(join(REPO, 'fixtures', name, 'input.ts'), 'utf8'));
+    const report = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
+    expect(report.diagnostics.filter(d => d.code === 'mrtr/state-hook-kept').map(d => `${d.file}:${d.line} ${d.message}`)).toEqual([
+      "v2-own-codec.ts:25 the server's own requestState hook (bookingCodec.verify) still verifies the states of its own handlers; the rewritten handlers' states are verified beside it (keepRequestStateHook) and reach only them.",
+      "v2-own-state-unverified.ts:15 the server's own handlers read requestState unverified and still get it as it came; the rewritten handlers' states are verified beside it (keepRequestStateHook) and reach only them.",
+    ]);
+  });
+
+  it('a handler added to a server whose hook the first run kept reads only the states its codec minted', async () => {
+    const dir = project();
+    const migrated = readFileSync(join(REPO, 'fixtures', 'v2-own-codec', 'output.ts'), 'utf8');
+    writeFileSync(join(dir, 'server.ts'), migrated.replace('\n  return server;\n}', '\n  registerRating(server);\n  return server;\n}') + RATE);
+    const report = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(report.sites.map(s => `${s.handler?.name} ${s.status}`)).toEqual(['rate_stay migrated']);
+    const text = readFileSync(join(dir, 'server.ts'), 'utf8');
+    expect(text).toContain('const state = migratedRequestState<RateStayState>(ctx);');
+    expect(text).toContain('type RequestState = CancelBookingState | RateStayState;');
+    expect(text.match(/^function keepRequestStateHook\(/gm)).toHaveLength(1);
+    expect(text.match(/requestState: \{ verify: keepRequestStateHook\(bookingCodec\.verify\) \}/g)).toHaveLength(1);
+  });
+
+  it('a state read unverified beside the codec a first run wired over nothing is refused: that hook rejects it', async () => {
+    const dir = project();
+    await migrate({ cwd: dir, sdkUpgrade: false });
+    const pick = "\nserver.registerTool('pick', { inputSchema: z.object({}) }, async (_args, ctx) => ({ content: [{ type: 'text', text: ctx.mcpReq.requestState<string>() ?? '' }] }));\n";
+    writeFileSync(join(dir, 'server.ts'), readFileSync(join(dir, 'server.ts'), 'utf8') + pick + SERVER.slice(SERVER.indexOf('server.registerTool')).replace("'archive'", "'restore'"));
+    const second = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
+    expect(second.sites.map(s => `${s.handler?.name} ${s.status} ${s.reason}`)).toEqual(['restore refused unsupported-construct']);
+    expect(second.sites[0]!.hint).toMatch(/^tools\/call "pick" \(line \d+\) already keeps a requestState of its own, which the verify hook an earlier run wired into the server \(server\.ts:\d+\) rejects; /);
   });
 });

@@ -240,6 +240,58 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     });
   });
 
+  describe('beside a codec of the server\'s own (v2-own-codec)', () => {
+    const book = { name: 'book_trip', arguments: { city: 'Lisbon', travellers: 2 } };
+    // Porto is the city cancel_booking carries in its state: a field book_trip's own state has too.
+    const cancel = { name: 'cancel_booking', arguments: { reference: 'TD-4471' } };
+    const dates = { dates: accept({ from: '2027-03-01', to: '2027-03-08' }) };
+
+    it('the server\'s own handler resumes with its own state, through its own hook', async () => {
+      const { s, module } = await session('v2-own-codec', transport);
+      const before = { ...module.effects };
+      const r1 = asked(await s.round('tools/call', book));
+      expect(await s.round('tools/call', { ...book, requestState: r1.state, inputResponses: dates })).toMatchObject({ content: [{ type: 'text', text: 'Booked Lisbon for 2, 2027-03-01 to 2027-03-08.' }] });
+      expect(module.effects.booked).toBe(before.booked! + 1);
+    });
+
+    it('its state does not resume a rewritten handler: -32602, nothing cancelled', async () => {
+      const { s, module } = await session('v2-own-codec', transport);
+      const r1 = asked(await s.round('tools/call', book));
+      const before = { ...module.effects };
+      // Thrown by the handler (its state check), which McpServer answers as a tool error.
+      expect(bare(await s.round('tools/call', { ...cancel, requestState: r1.state, inputResponses: { answer: accept({ confirm: true }) } }))).toEqual(toolError('Invalid or expired requestState'));
+      expect(module.effects).toEqual(before);
+    });
+
+    it('a rewritten handler\'s state reaches the server\'s own handler as nothing it can read', async () => {
+      const { s, module } = await session('v2-own-codec', transport);
+      const r1 = asked(await s.round('tools/call', cancel));
+      expect(Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8')).toContain('"city":"Porto"');
+      const before = { ...module.effects };
+      const resumed = s.round('tools/call', { ...book, requestState: r1.state, inputResponses: dates });
+      if (transport === 'http') {
+        // Over HTTP the state is also bound to its tool (the Mcp-Name header): neither hook accepts it.
+        await expect(resumed).rejects.toMatchObject(REJECTED);
+      } else {
+        // Unwrapped, book_trip would read city "Porto" from it; it sees no field at all.
+        expect(await resumed).toMatchObject({ content: [{ type: 'text', text: 'Booked undefined for undefined, 2027-03-01 to 2027-03-08.' }] });
+      }
+      expect(module.effects.cancelled).toBe(before.cancelled);
+    });
+  });
+
+  it('beside a state the server keeps unverified (v2-own-state-unverified), any string resumes its own handler as before, none a rewritten one', async () => {
+    const { s, module } = await session('v2-own-state-unverified', transport);
+    const plan = { name: 'plan_trip', arguments: {} };
+    // The hand-written handler trusts whatever string comes back, as it did without a hook.
+    expect(await s.round('tools/call', { ...plan, requestState: 'Atlantis', inputResponses: { when: accept({ date: '2027-01-01' }) } })).toMatchObject({ content: [{ type: 'text', text: 'Trip to Atlantis on 2027-01-01.' }] });
+    const rate = { name: 'rate_trip', arguments: { trip: 'Kyoto' } };
+    asked(await s.round('tools/call', rate));
+    const before = { ...module.effects };
+    expect(bare(await s.round('tools/call', { ...rate, requestState: 'Kyoto', inputResponses: { answer: accept({ stars: 1 }) } }))).toEqual(toolError('Invalid or expired requestState'));
+    expect(module.effects).toEqual(before);
+  });
+
   it('a modified state fails with -32602', async () => {
     const { s, module } = await session('v2-elicit-straight', transport);
     const args = { name: 'purge_records', arguments: { status: 'stale' } };

@@ -141,8 +141,14 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       capabilitiesOf: names.take('clientCapabilitiesOf'),
       stateUnion: names.take('RequestState'),
       keyLoader: names.take('requestStateKey'),
+      keepHook: names.take('keepRequestStateHook'),
+      migratedState: names.take('migratedRequestState'),
+      migratedKey: names.take('migratedRequestStateKey'),
       ...(written && writtenNames(written)),
     };
+    // Beside requestState the server keeps of its own, the handlers read only the states their codec minted.
+    const kept = (analysis.keptStateHooks ?? []).filter(k => k.construction.getSourceFile() === sourceFile);
+    if (kept.length > 0 || written?.keeps) moduleNames.readState = moduleNames.migratedState;
     const helperNames = new Map<HelperSplit, HelperPartNames>();
     // A helper used across files has its parts' names chosen by the analysis, alike in every file.
     const agreed = (name: string): string => {
@@ -201,6 +207,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       unusedImports: new Set([...unusedAfterUrlRewrite(ts, sourceFile, analysis.plans), ...unusedAfterSplit(ts, sourceFile, analysis.helperSplits)]),
       shared,
       written,
+      kept,
     }));
     edits.push(...unusedImportEdits(ts, sourceFile, droppedUrlIds(ts, analysis.plans)));
   }
@@ -216,7 +223,23 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const sdkTypes = [...rewrites.values()].flatMap(r => [...r.sdkTypes]);
     rewritten = eraseTypes(ts, sourceFile.fileName, rewritten, [...sdkTypes, ...SUPPORT_TYPES]);
   }
-  return { text: rewritten, sites, alreadyMigrated, diagnostics: suppressionDiagnostics(analysis, cwd) };
+  return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(ts, sourceFile, analysis, cwd)] };
+}
+
+/** What the report says of each server whose own requestState the rewrite wires its codec beside, the first time. */
+function keptHookDiagnostics(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): Diagnostic[] {
+  if (analysis.plans.length === 0) return [];
+  const file = path.relative(cwd, analysis.fileName).split(path.sep).join('/');
+  const beside = 'the rewritten handlers\' states are verified beside it (keepRequestStateHook) and reach only them.';
+  return (analysis.keptStateHooks ?? [])
+    .filter(k => k.construction.getSourceFile() === sourceFile && !writtenCodecOf(ts, k.construction)?.keeps)
+    .map(k => ({
+      level: 'info' as const, source: 'mrtr' as const, code: 'mrtr/state-hook-kept', file,
+      line: sourceFile.getLineAndCharacterOfPosition(k.construction.getStart(sourceFile)).line + 1,
+      message: k.hook
+        ? `the server's own requestState hook (${k.hook.getText(sourceFile)}) still verifies the states of its own handlers; ${beside}`
+        : `the server's own handlers read requestState unverified and still get it as it came; ${beside}`,
+    }));
 }
 
 /**

@@ -5,7 +5,7 @@ import { isEsModule, serverRequire } from '../../src/analysis/moduleFormat.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
 import { importQuote, indentAt, newlineOf, type Edit } from './text.js';
-import type { WrittenCodec, WrittenHelper } from '../../src/analysis/writtenCodec.js';
+import type { KeptStateHook, WrittenCodec, WrittenHelper } from '../../src/analysis/writtenCodec.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -23,6 +23,10 @@ export interface CodecNames {
   replays: string;
   nonces: string;
   ttl: string;
+  /** Beside a server's own requestState hook: the hook that keeps it, the reader of the rewrite's states, and their key. */
+  keepHook: string;
+  migratedState: string;
+  migratedKey: string;
 }
 
 export interface ModuleSupportInput {
@@ -52,6 +56,8 @@ export interface ModuleSupportInput {
   shared?: { specifier: string } | undefined;
   /** The codec an earlier run wrote into this file: minted with again, its union and helpers added to. */
   written?: WrittenCodec | undefined;
+  /** Servers of the file that keep requestState of their own: the codec is wired beside that (keepRequestStateHook). */
+  kept?: KeptStateHook[];
 }
 
 /** SDK types the support code names (besides those of the rewritten handlers), by what names them. */
@@ -79,6 +85,9 @@ export const SHARED_NAMES: ModuleNames & CodecNames = {
   capabilitiesOf: 'clientCapabilitiesOf',
   stateUnion: 'RequestState',
   keyLoader: 'requestStateKey',
+  keepHook: 'keepRequestStateHook',
+  migratedState: 'migratedRequestState',
+  migratedKey: 'migratedRequestStateKey',
 };
 
 export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
@@ -103,15 +112,20 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
     values.add('CLIENT_CAPABILITIES_META_KEY');
     addTypes(SUPPORT_TYPE.capabilitiesOf);
   }
-  const block = inline ? codecBlock(input) : input.withCodec && !written ? sharedImportBlock(input) : [];
-  if (written) edits.push(...writtenCodecEdits(input, written, { elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf }));
+  const kept = new Map((input.withCodec ? input.kept ?? [] : []).map(k => [k.construction, k]));
+  if (kept.size > 0 && input.shared) throw new Error(`${sourceFile.fileName}: a server that keeps requestState of its own shares a codec module with other files`);
+  const keeps = kept.size > 0 && !written?.helpers.keepHook;
+  if (keeps) values.add('ProtocolError').add('ProtocolErrorCode');
+  if (keeps) types.add('ServerContext');
+  const block = inline ? codecBlock(input, false, keeps) : input.withCodec && !written ? sharedImportBlock(input) : [];
+  if (written) edits.push(...writtenCodecEdits(input, written, { elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf, keeps }));
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   // A file that only holds a split helper needs no block, only the SDK names its parts use.
   if (block.length > 0) edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
   // Pushed after the block, a new import line lands before it at the same offset (applyEdits).
   edits.push(...importEdits(input, values, types, insertAt));
 
-  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction));
+  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction, kept.get(construction)));
   return edits;
 }
 
@@ -145,7 +159,7 @@ export function writtenNames(written: WrittenCodec): Partial<ModuleNames & Codec
  * the helpers it was written without go after its last one. The rest of it (a store of used states
  * swapped in by the user, say) is left as it is.
  */
-function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, adds: { elicitAnswerOf: boolean; elicitResultOf: boolean }): Edit[] {
+function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, adds: { elicitAnswerOf: boolean; elicitResultOf: boolean; keeps: boolean }): Edit[] {
   const { sourceFile, newline: nl, names, unit } = input;
   if (!('file' in written.declaredIn)) return [];
   const edits: Edit[] = [];
@@ -159,7 +173,11 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
     edits.push({ start: at, end: at, text: input.stateTypes.map(t => nl + nl + t).join('') });
   }
   if (union) edits.push({ start: union.type.getEnd(), end: union.type.getEnd(), text: input.stateTypeNames.map(n => ` | ${n}`).join('') });
-  const helpers = [...(adds.elicitAnswerOf ? elicitAnswerOfLines(names, unit, '') : []), ...(adds.elicitResultOf ? elicitResultOfLines(names, unit, '') : [])];
+  const helpers = [
+    ...(adds.elicitAnswerOf ? elicitAnswerOfLines(names, unit, '') : []),
+    ...(adds.elicitResultOf ? elicitResultOfLines(names, unit, '') : []),
+    ...(adds.keeps ? keepHookLines(names, unit) : []),
+  ];
   const last = Object.values(written.helpers).reduce((a, b) => (b.end > a.end ? b : a));
   if (helpers.length > 0) edits.push({ start: last.getEnd(), end: last.getEnd(), text: nl + helpers.join(nl) });
   return edits;
@@ -207,7 +225,7 @@ function capabilitiesBlock(input: ModuleSupportInput): string[] {
 type CodecInput = Pick<ModuleSupportInput, 'names' | 'unit' | 'newline' | 'usesElicitAnswerOf' | 'usesElicitResultOf' | 'stateTypes' | 'stateTypeNames'>;
 
 /** The codec and its helpers: declared in the file of the handlers, or exported from the shared module. */
-function codecBlock(input: CodecInput, shared = false): string[] {
+function codecBlock(input: CodecInput, shared = false, keeps = false): string[] {
   const { unit, names } = input;
   const u2 = unit + unit;
   const exp = shared ? 'export ' : '';
@@ -299,7 +317,46 @@ function codecBlock(input: CodecInput, shared = false): string[] {
   ];
   if (input.usesElicitAnswerOf) block.push(...elicitAnswerOfLines(names, unit, exp));
   if (input.usesElicitResultOf) block.push(...elicitResultOfLines(names, unit, exp));
+  if (keeps) block.push(...keepHookLines(names, unit));
   return block;
+}
+
+/**
+ * Beside requestState the server keeps of its own (a verify hook, or handlers that read it unverified):
+ * one hook for both, and the reader that hands the rewritten handlers only the states their codec minted,
+ * so neither side can be given the other's state.
+ */
+function keepHookLines(names: CodecNames & Pick<ModuleNames, 'codec'>, unit: string): string[] {
+  const u2 = unit + unit;
+  return [
+    '',
+    `/** Marks the states ${names.codec} minted once they are verified: no other handler of the server takes them for its own. */`,
+    `const ${names.migratedKey} = Symbol('mrtr-migrate requestState');`,
+    '',
+    '/**',
+    ` * The server's requestState hook, beside the one it had: a state ${names.codec} minted is verified by it and`,
+    ` * reaches only the rewritten handlers (${names.migratedState}); any other state goes to the server's own hook, as before.`,
+    ' */',
+    `function ${names.keepHook}(own: (requestState: string, ctx: ServerContext) => unknown): (requestState: string, ctx: ServerContext) => Promise<unknown> {`,
+    `${unit}return async (requestState, ctx) => {`,
+    `${u2}let state: ${names.stateUnion};`,
+    `${u2}try {`,
+    `${u2}${unit}state = await ${names.codec}.verify(requestState, ctx);`,
+    `${u2}} catch {`,
+    `${u2}${unit}return own(requestState, ctx);`,
+    `${u2}}`,
+    `${u2}return { [${names.migratedKey}]: state };`,
+    `${unit}};`,
+    '}',
+    '',
+    `/** This call's state, if ${names.codec} minted it: a state of the server's own handlers does not resume a rewritten one. */`,
+    `function ${names.migratedState}<T extends ${names.stateUnion}>(ctx: ServerContext): T | undefined {`,
+    `${unit}const value = ctx.mcpReq.requestState<unknown>();`,
+    `${unit}if (value === undefined) return undefined;`,
+    `${unit}if (typeof value === 'object' && value !== null && ${names.migratedKey} in value) return (value as { [${names.migratedKey}]: T })[${names.migratedKey}];`,
+    `${unit}throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState');`,
+    '}',
+  ];
 }
 
 /** The elicitation answer check: accepted content validated against the schema the question asked with. */
@@ -478,9 +535,15 @@ function requireEdits(sourceFile: ts.SourceFile, pattern: ts.ObjectBindingPatter
 }
 
 /** `new McpServer(info)` → `new McpServer(info, { requestState: { verify: codec.verify } })`, merging options. */
-function wiringEdits(input: Pick<ModuleSupportInput, 'ts' | 'sourceFile' | 'text' | 'newline' | 'names'>, construction: ts.NewExpression): Edit[] {
+function wiringEdits(input: Pick<ModuleSupportInput, 'ts' | 'sourceFile' | 'text' | 'newline' | 'names'>, construction: ts.NewExpression, kept?: KeptStateHook): Edit[] {
   const { ts, sourceFile, text } = input;
-  const option = `requestState: { verify: ${input.names.codec}.verify }`;
+  // The server's own hook is kept, evaluated where it was; handlers that read their state unverified get it as it came.
+  const hook = kept?.hook;
+  if (hook) {
+    if (ts.isIdentifier(hook) && ts.isShorthandPropertyAssignment(hook.parent)) return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `verify: ${input.names.keepHook}(${hook.text})` }];
+    return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `${input.names.keepHook}(${hook.getText(sourceFile)})` }];
+  }
+  const option = kept ? `requestState: { verify: ${input.names.keepHook}((requestState: string) => requestState) }` : `requestState: { verify: ${input.names.codec}.verify }`;
   const args = construction.arguments ?? ts.factory.createNodeArray();
   const info = args[0];
   if (!info) return [];
@@ -492,7 +555,7 @@ function wiringEdits(input: Pick<ModuleSupportInput, 'ts' | 'sourceFile' | 'text
   }
   const existing = literal.properties.find(p => p.name?.getText(sourceFile).replace(/['"]/g, '') === 'requestState');
   if (existing) {
-    if (existing.getText(sourceFile).includes(`${input.names.codec}.verify`)) return [];
+    if (existing.getText(sourceFile).includes(`${input.names.codec}.verify`) || existing.getText(sourceFile).includes(`${input.names.keepHook}(`)) return [];
     throw new Error(`the server at line ${sourceFile.getLineAndCharacterOfPosition(construction.getStart(sourceFile)).line + 1} already has a requestState option`);
   }
   const last = literal.properties[literal.properties.length - 1];

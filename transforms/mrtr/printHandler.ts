@@ -1190,7 +1190,9 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const prologue: ts.Statement[] = [
     gen.comment(gen.declare('const', callVar, gen.await(gen.call(env.module.callDigest, [gen.id(bindingNameExpr(env, plan, fn, addedParams)), gen.id(bindingArgsExpr(env, plan, fn, addedParams))]))),
       `Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`),
-    gen.declare('const', stateVar, gen.call(`${ctxName}.mcpReq.requestState`, [], [gen.type(env.stateTypeName)])),
+    gen.declare('const', stateVar, env.module.readState
+      ? gen.call(env.module.readState, [gen.id(ctxName)], [gen.type(env.stateTypeName)])
+      : gen.call(`${ctxName}.mcpReq.requestState`, [], [gen.type(env.stateTypeName)])),
     gen.stmt(gen.call(env.module.assertState, [gen.id(stateVar), gen.id(callVar)])),
   ];
   if (resumingVar) {

@@ -31,6 +31,11 @@ export interface ModuleNames {
   elicitAnswerOf: string;
   /** `(ctx, server) => ClientCapabilities | undefined`: the request's capabilities (see moduleSupport). */
   capabilitiesOf: string;
+  /**
+   * `<T>(ctx) => T | undefined`, where the server keeps requestState of its own: the handler's state, only
+   * if the rewrite's codec minted it. Elsewhere the state is `ctx.mcpReq.requestState<T>()`.
+   */
+  readState?: string | undefined;
 }
 
 export interface RewriteEnv {

@@ -75,7 +75,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
   const header = [
     `// Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`,
     `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn, addedParams)}, ${bindingArgsExpr(env, plan, fn, addedParams)});`,
-    `const ${stateVar} = ${ctxName}.mcpReq.requestState<${env.stateTypeName}>();`,
+    `const ${stateVar} = ${env.module.readState ? `${env.module.readState}<${env.stateTypeName}>(${ctxName})` : `${ctxName}.mcpReq.requestState<${env.stateTypeName}>()`};`,
     `${env.module.assertState}(${stateVar}, ${callVar});`,
     `if (${stateVar} !== undefined) {`,
     `${u}const ${answerVar} = inputResponse(${ctxName}.mcpReq.inputResponses, ${stateVar}.step);`,
