@@ -61,8 +61,9 @@ export interface PlannedAnalysis {
 
 /** One requestState codec in a generated module, for servers whose handlers span files. */
 export interface SharedRequestState {
-  /** Absolute path of the module to generate. */
+  /** Absolute path of the module to generate, or of the one an earlier run wrote (`existing`), which is added to. */
   modulePath: string;
+  existing?: boolean;
   /** The server constructions (constructionKey) whose codec lives in the module. */
   constructions: ReadonlySet<string>;
   /** Filled by the rewrite: the files that import the module, and the optional helpers they use. */

@@ -304,7 +304,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     const f = facts[i]!;
     const served = f.context.type === 'handler' ? [f.context.handler] : f.context.type === 'helper' ? f.context.handlers : [];
     if (site.verdict.kind !== 'migrate') return;
-    const states = served.map(h => { const scope = scopeOf(h.fn.getSourceFile()); return handWrittenState(ts, h, scope.handlers, scope.resolver); });
+    const states = served.map(h => { const scope = scopeOf(h.fn.getSourceFile()); return handWrittenState(ts, h, scope.handlers, scope.resolver, checker); });
     const problem = states.find(p => p.problem)?.problem;
     if (problem) [site.verdict, stateProblem] = [problem, true];
     else for (const hook of states.flatMap(p => p.kept)) kept.set(hook.construction, hook);
@@ -876,7 +876,7 @@ const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'p
  * (`kept`). Only where the server is built in the handler's file: a codec module shared by several
  * files is not composed.
  */
-function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver): { problem?: Verdict; kept: KeptStateHook[] } {
+function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver, checker: ts.TypeChecker | undefined): { problem?: Verdict; kept: KeptStateHook[] } {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
   const lineOf = (node: ts.Node): number => node.getSourceFile().getLineAndCharacterOfPosition(node.getStart()).line + 1;
   const file = handler.fn.getSourceFile();
@@ -887,12 +887,13 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
     const option = requestStateOption(ts, construction);
     if (!option) continue;
     const place = fileLine(construction);
-    const written = writtenCodecOf(ts, construction);
+    const written = writtenCodecOf(ts, construction, checker);
     if (written && 'specifier' in written.declaredIn) {
-      return refused(`the server (${place}) verifies requestState with ${written.codec} from ${written.declaredIn.specifier}; the rewrite does not mint with a codec of another module yet: migrate this handler by hand with ${written.codec}.mint.`);
+      return refused(`the server (${place}) verifies requestState with ${written.codec} from ${written.declaredIn.specifier}, a module the rewrite could not read; migrate this handler by hand with ${written.codec}.mint (or run it with the project's tsconfig).`);
     }
     if (written) {
-      if ('file' in written.declaredIn && written.declaredIn.file !== file) return refused(`the server (${place}) verifies requestState with the ${written.codec} an earlier run wrote into its file, which a handler in another file cannot mint with yet; migrate this handler by hand with it.`);
+      // Imported, it is the shared module of a server in several files, which the handler imports too.
+      if ('file' in written.declaredIn && !written.declaredIn.imported && written.declaredIn.file !== file) return refused(`the server (${place}) verifies requestState with the ${written.codec} an earlier run wrote into its file, which a handler in another file cannot mint with yet; migrate this handler by hand with it.`);
       codecs.push(written.codec);
       // Wired beside the server's own hook by an earlier run: the server's handlers keep their state.
       if (written.keeps) kept.set(construction, { construction, hook: undefined });

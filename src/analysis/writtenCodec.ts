@@ -12,8 +12,12 @@ export interface WrittenCodec {
   option: ts.ObjectLiteralElementLike;
   /** `requestStateCodec` of `verify: requestStateCodec.verify`. */
   codec: string;
-  /** The file that declares the codec, or the module specifier it is imported from (the shared module of a server in several files). */
-  declaredIn: { file: ts.SourceFile; statement: ts.VariableStatement } | { specifier: string };
+  /**
+   * The file that declares the codec (`imported`: another module than the server's, the shared module
+   * an earlier run wrote for a server in several files), or, where no checker resolves the import, the
+   * specifier it is imported from.
+   */
+  declaredIn: { file: ts.SourceFile; statement: ts.VariableStatement; imported: boolean } | { specifier: string };
   /** The union of the handlers' State types the codec mints (`type RequestState = A | B;`); none in JavaScript. */
   stateUnion?: ts.TypeAliasDeclaration | undefined;
   /** The helpers the earlier run declared beside the codec, by their role. */
@@ -54,11 +58,11 @@ export function requestStateOption(ts: TS, construction: ts.NewExpression): ts.O
 
 /**
  * The codec an earlier run wrote, when the construction's option is `requestState: { verify: X.verify }`
- * and X is that run's codec: declared in the file as `const X = { mint, verify }` beside its call digest
- * and state check; or imported from another module (the shared module a run writes for a server in
- * several files, or the server's own), which is not looked into.
+ * and X is that run's codec: declared as `const X = { mint, verify }` beside its call digest and state
+ * check, in the server's file or in a module it imports X from (resolved by the checker; without one,
+ * only the module's specifier is known).
  */
-export function writtenCodecOf(ts: TS, construction: ts.NewExpression): WrittenCodec | undefined {
+export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?: ts.TypeChecker): WrittenCodec | undefined {
   const option = requestStateOption(ts, construction);
   if (!option || !ts.isPropertyAssignment(option)) return undefined;
   const value = skipOuter(ts, option.initializer);
@@ -78,17 +82,39 @@ export function writtenCodecOf(ts: TS, construction: ts.NewExpression): WrittenC
   if (!ts.isPropertyAccessExpression(reference) || reference.name.text !== 'verify' || !ts.isIdentifier(reference.expression)) return undefined;
   const codec = reference.expression.text;
   const specifier = keeps === undefined ? importedFrom(ts, file, codec) : undefined;
-  if (specifier) return { option, codec, declaredIn: { specifier }, helpers: {}, keeps: false };
-  const statement = file.statements.filter(ts.isVariableStatement).find(s => s.declarationList.declarations.some(d => ts.isIdentifier(d.name) && d.name.text === codec));
-  const declaration = statement?.declarationList.declarations.find(d => ts.isIdentifier(d.name) && d.name.text === codec);
-  const literal = declaration?.initializer && skipOuter(ts, declaration.initializer);
-  if (!literal || !ts.isObjectLiteralExpression(literal)) return undefined;
-  const member = (name: string) => literal.properties.find(p => p.name && ts.isIdentifier(p.name) && p.name.text === name);
-  const mint = member('mint');
-  if (!mint || !member('verify')) return undefined;
-  const helpers = writtenHelpers(ts, file);
+  const home = specifier === undefined ? file : importedDeclarationFile(ts, reference.expression, checker);
+  if (!home) return { option, codec, declaredIn: { specifier: specifier! }, helpers: {}, keeps: false };
+  const found = codecDeclaration(ts, home, specifier === undefined ? codec : exportedName(ts, reference.expression, checker) ?? codec);
+  if (!found) return undefined;
+  const helpers = writtenHelpers(ts, home);
   if (!helpers.callDigest || !helpers.assertState) return undefined;
-  return { option, codec, declaredIn: { file, statement: statement! }, stateUnion: stateUnionOf(ts, file, mint), helpers, keeps: keeps !== undefined };
+  return { option, codec, declaredIn: { file: home, statement: found.statement, imported: home !== file }, stateUnion: stateUnionOf(ts, home, found.mint), helpers, keeps: keeps !== undefined };
+}
+
+/** `const X = { mint, verify }` at the top of a file. */
+function codecDeclaration(ts: TS, file: ts.SourceFile, name: string): { statement: ts.VariableStatement; mint: ts.ObjectLiteralElementLike } | undefined {
+  const statement = file.statements.filter(ts.isVariableStatement).find(s => s.declarationList.declarations.some(d => ts.isIdentifier(d.name) && d.name.text === name));
+  const declaration = statement?.declarationList.declarations.find(d => ts.isIdentifier(d.name) && d.name.text === name);
+  const literal = declaration?.initializer && skipOuter(ts, declaration.initializer);
+  if (!statement || !literal || !ts.isObjectLiteralExpression(literal)) return undefined;
+  const member = (key: string) => literal.properties.find(p => p.name && ts.isIdentifier(p.name) && p.name.text === key);
+  const mint = member('mint');
+  return mint && member('verify') ? { statement, mint } : undefined;
+}
+
+/** The project file that declares what an imported name stands for. */
+function importedDeclarationFile(ts: TS, name: ts.Identifier, checker: ts.TypeChecker | undefined): ts.SourceFile | undefined {
+  let symbol = checker?.getSymbolAtLocation(name);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker!.getAliasedSymbol(symbol);
+  const file = symbol?.valueDeclaration?.getSourceFile();
+  return file && !file.isDeclarationFile ? file : undefined;
+}
+
+/** The name an imported binding has in its module (`import { a as b }`: `a`). */
+function exportedName(ts: TS, name: ts.Identifier, checker: ts.TypeChecker | undefined): string | undefined {
+  let symbol = checker?.getSymbolAtLocation(name);
+  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker!.getAliasedSymbol(symbol);
+  return symbol?.name;
 }
 
 /**
@@ -139,7 +165,7 @@ function importedFrom(ts: TS, file: ts.SourceFile, name: string): string | undef
   return undefined;
 }
 
-function writtenHelpers(ts: TS, file: ts.SourceFile): WrittenCodec['helpers'] {
+export function writtenHelpers(ts: TS, file: ts.SourceFile): WrittenCodec['helpers'] {
   const helpers: WrittenCodec['helpers'] = {};
   for (const statement of file.statements) {
     if (!ts.isFunctionDeclaration(statement) || !statement.name || !statement.body) continue;

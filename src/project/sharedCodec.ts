@@ -3,6 +3,7 @@ import path from 'node:path';
 import type * as ts from 'typescript';
 import { analyzeGroup, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
+import { writtenCodecOf } from '../analysis/writtenCodec.js';
 import type { TestFilePredicate } from '../analysis/testFiles.js';
 import type { FrameworkName } from '../analysis/frameworks.js';
 import type { TS } from '../analysis/types.js';
@@ -79,7 +80,8 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
       if (constructions.length === 0) continue;
       plans.set(sourceFile.fileName, {
         keys: constructions.map(c => constructionKey(tsApi, c)),
-        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile),
+        // A server wired to the shared module an earlier run wrote shares it again, wherever its handlers are.
+        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || writtenModuleOf(tsApi, c, program) !== undefined),
       });
     }
   }
@@ -102,8 +104,18 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const home = serverFiles.find(inBuild) ?? serverFiles[0]!;
   // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in phases/group.ts).
   const extension = /\.m?js$/.exec(home)?.[0] ?? '.ts';
-  const shared = { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, importers: new Set<string>(), uses: new Set<'elicitAnswerOf' | 'elicitResultOf'>() };
+  const uses = new Set<'elicitAnswerOf' | 'elicitResultOf'>();
+  const existing = [...keys].map(key => program && constructionOfKey(tsApi, program.getSourceFile(fileOfKey(key))!, key)).map(c => c && writtenModuleOf(tsApi, c, program)).find(m => m !== undefined);
+  const shared = existing
+    ? { modulePath: existing.fileName, existing: true, constructions: keys, importers: new Set<string>(), uses }
+    : { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, importers: new Set<string>(), uses };
   return { shared, linked, helperFiles, sharedHelpers, planned };
+}
+
+/** The module an earlier run wrote the server's codec into, when the server imports its codec from one. */
+function writtenModuleOf(tsApi: TS, construction: ts.NewExpression, program: ts.Program | undefined): ts.SourceFile | undefined {
+  const written = program && writtenCodecOf(tsApi, construction, program.getTypeChecker());
+  return written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined;
 }
 
 /** Groups that share a file become one group. */

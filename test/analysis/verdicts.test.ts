@@ -790,7 +790,7 @@ describe('a server that already keeps requestState of its own', () => {
     }
   });
 
-  it('names the module a server\'s codec is imported from (the shared module an earlier run wrote for a server in several files, say)', () => {
+  it('names the module a server\'s codec is imported from when it cannot be read', () => {
     for (const analysis of Object.values(analyzeBoth([
       V2[0]!, V2[1]!,
       "import { requestStateCodec } from './requestState.js';",
@@ -798,7 +798,7 @@ describe('a server that already keeps requestState of its own', () => {
       push,
     ].join('\n')))) {
       expect(verdicts(analysis)).toEqual(['6 refuse:unsupported-construct']);
-      expect(hint(analysis.sites[0]!)).toBe('the server (__snippet__.ts:4) verifies requestState with requestStateCodec from ./requestState.js; the rewrite does not mint with a codec of another module yet: migrate this handler by hand with requestStateCodec.mint.');
+      expect(hint(analysis.sites[0]!)).toBe('the server (__snippet__.ts:4) verifies requestState with requestStateCodec from ./requestState.js, a module the rewrite could not read; migrate this handler by hand with requestStateCodec.mint (or run it with the project\'s tsconfig).');
     }
   });
 

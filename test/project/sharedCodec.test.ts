@@ -184,3 +184,69 @@ describe('where the shared codec module goes', () => {
     expect(report.files.find(f => f.file === 'scripts/a-dump.ts')!.after).toContain("from '../src/requestState.js'");
   });
 });
+
+describe('a second run on a server whose handlers span files', () => {
+  const SERVER = `import { McpServer } from '@modelcontextprotocol/server';
+import { registerDrafts } from './drafts.js';
+
+export function createServer(): McpServer {
+  const server = new McpServer({ name: 'desk', version: '1.0.0' });
+  registerDrafts(server);
+  return server;
+}
+`;
+  const DRAFTS = `import type { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+
+export function registerDrafts(server: McpServer): void {
+  server.registerTool('draft', { inputSchema: z.object({ topic: z.string() }) }, async ({ topic }, ctx) => {
+    const reply = await ctx.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text: topic } }], maxTokens: 40 });
+    return { content: [{ type: 'text', text: \`\${topic}: \${reply.model}\` }] };
+  });
+}
+`;
+  const confirm = (name: string) => `  server.registerTool('${name}', { inputSchema: z.object({ id: z.string() }) }, async ({ id }, ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`${name} \${id}?\`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } });
+    return { content: [{ type: 'text', text: answer.action === 'accept' && answer.content?.ok === true ? '${name}d' : 'kept' }] };
+  });
+`;
+
+  it('mints with the module the first run wrote: added to where it lacks a helper, imported once per file, no second module', async () => {
+    const dir = tempProject('shared-second-run');
+    const options = JSON.parse(readFileSync(join(REPO, 'test', 'equivalence', 'tsconfig.fixtures.json'), 'utf8')).compilerOptions;
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options }));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/server': '^2.4.0' } }));
+    writeFileSync(join(dir, 'index.ts'), SERVER);
+    writeFileSync(join(dir, 'drafts.ts'), DRAFTS);
+    const first = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
+    expect(first.files.filter(f => f.written).map(f => f.file)).toEqual(['drafts.ts', 'index.ts', 'requestState.ts']);
+    const module = readFileSync(join(dir, 'requestState.ts'), 'utf8');
+    expect(module).not.toContain('elicitAnswerOf');
+
+    // Added since: an elicitation in the migrated file, and a file of its own registered by the server.
+    const drafts = readFileSync(join(dir, 'drafts.ts'), 'utf8');
+    writeFileSync(join(dir, 'drafts.ts'), drafts.replace(/\n}\n$/, `\n${confirm('archive')}}\n`));
+    writeFileSync(join(dir, 'purge.ts'), `import type { McpServer } from '@modelcontextprotocol/server';\nimport * as z from 'zod/v4';\n\nexport function registerPurge(server: McpServer): void {\n${confirm('purge')}}\n`);
+    const index = readFileSync(join(dir, 'index.ts'), 'utf8');
+    writeFileSync(join(dir, 'index.ts'), index.replace("import { registerDrafts } from './drafts.js';", "import { registerDrafts } from './drafts.js';\nimport { registerPurge } from './purge.js';").replace('registerDrafts(server);', 'registerDrafts(server);\n  registerPurge(server);'));
+    const indexBefore = readFileSync(join(dir, 'index.ts'), 'utf8');
+
+    const second = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
+    expect(second.sites.map(s => `${s.file} ${s.handler?.name} ${s.status}`)).toEqual(['drafts.ts archive migrated', 'purge.ts purge migrated']);
+    expect(existsSync(join(dir, 'requestState2.ts'))).toBe(false);
+    // The server file is wired already: it stays as it was.
+    expect(readFileSync(join(dir, 'index.ts'), 'utf8')).toBe(indexBefore);
+    const moduleAfter = readFileSync(join(dir, 'requestState.ts'), 'utf8');
+    expect(moduleAfter).toMatch(/^export function elicitAnswerOf\(/m);
+    expect(moduleAfter).toMatch(/^export function elicitResultOf\(/m);
+    for (const line of module.split('\n').slice(1)) expect(moduleAfter.split('\n')).toContain(line);
+    const draftsAfter = readFileSync(join(dir, 'drafts.ts'), 'utf8');
+    expect(draftsAfter.match(/from '\.\/requestState\.js'/g)).toHaveLength(1);
+    expect(draftsAfter).toContain('type DraftState =');
+    expect(draftsAfter).toContain('type ArchiveState =');
+    expect(readFileSync(join(dir, 'purge.ts'), 'utf8')).toMatch(/^import \{ requestStateCodec, requestStateCall, assertStateFor, elicitAnswerOf, elicitResultOf \} from '\.\/requestState\.js';$/m);
+
+    const third = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
+    expect(third.files.filter(f => f.changed)).toEqual([]);
+  });
+});

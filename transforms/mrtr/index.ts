@@ -7,7 +7,7 @@ import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { constructionKey } from '../../src/analysis/servers.js';
 import type { SharedRequestState, Transform, TransformResult } from '../types.js';
 import { eraseTypes } from './eraseTypes.js';
-import { moduleSupportEdits, SUPPORT_TYPES, writtenNames, type CodecNames } from './moduleSupport.js';
+import { importedSharedNames, moduleSupportEdits, SUPPORT_TYPES, writtenNames, type CodecNames } from './moduleSupport.js';
 import { writtenCodecOf } from '../../src/analysis/writtenCodec.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { commonTestFiles } from '../../src/analysis/testFiles.js';
@@ -146,6 +146,9 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       migratedKey: names.take('migratedRequestStateKey'),
       ...(written && writtenNames(written)),
     };
+    // A file that imports the shared module already (its handlers were rewritten by an earlier run) keeps its names.
+    const shared = sharedCodec(ts, sourceFile, analysis.plans, options.shared);
+    if (shared) Object.assign(moduleNames, importedSharedNames(ts, sourceFile, shared.specifier));
     // Beside requestState the server keeps of its own, the handlers read only the states their codec minted.
     const kept = (analysis.keptStateHooks ?? []).filter(k => k.construction.getSourceFile() === sourceFile);
     if (kept.length > 0 || written?.keeps) moduleNames.readState = moduleNames.migratedState;
@@ -185,7 +188,6 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const planned = new Set(analysis.plans.map(p => p.handler));
     edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));
     const all = [...rewrites.values()];
-    const shared = sharedCodec(ts, sourceFile, analysis.plans, options.shared);
     if (shared) {
       options.shared!.importers.add(sourceFile.fileName);
       if (all.some(r => r.usesElicitAnswerOf)) options.shared!.uses.add('elicitAnswerOf');

@@ -4,8 +4,9 @@ import { requiredModule, skipOuter } from '../../src/analysis/sdk.js';
 import { isEsModule, serverRequire } from '../../src/analysis/moduleFormat.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
-import { importQuote, indentAt, newlineOf, type Edit } from './text.js';
-import type { KeptStateHook, WrittenCodec, WrittenHelper } from '../../src/analysis/writtenCodec.js';
+import { applyEdits, importQuote, indentAt, indentUnit, newlineOf, type Edit } from './text.js';
+import { eraseTypes } from './eraseTypes.js';
+import { writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -117,7 +118,9 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   const keeps = kept.size > 0 && !written?.helpers.keepHook;
   if (keeps) values.add('ProtocolError').add('ProtocolErrorCode');
   if (keeps) types.add('ServerContext');
-  const block = inline ? codecBlock(input, false, keeps) : input.withCodec && !written ? sharedImportBlock(input) : [];
+  const sharedImport = input.withCodec && input.shared ? sharedImportOf(ts, sourceFile, input.shared.specifier) : undefined;
+  if (sharedImport) edits.push(...sharedAdditions(input, sharedImport));
+  const block = inline ? codecBlock(input, false, keeps) : input.withCodec && !written && !sharedImport ? sharedImportBlock(input) : [];
   if (written) edits.push(...writtenCodecEdits(input, written, { elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf, keeps }));
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   // A file that only holds a split helper needs no block, only the SDK names its parts use.
@@ -129,13 +132,60 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   return edits;
 }
 
-/** A file of a server whose codec is shared: the import of the codec and helpers, and its handlers' State types. */
-function sharedImportBlock(input: ModuleSupportInput): string[] {
+/** The shared module's names a file imports already, by their role (the local name, aliased or not). */
+export function importedSharedNames(ts: TS, sourceFile: ts.SourceFile, specifier: string): Partial<ModuleNames> {
+  const named: Partial<ModuleNames> = {};
+  const declaration = sharedImportOf(ts, sourceFile, specifier);
+  const elements = declaration && (declaration.importClause!.namedBindings as ts.NamedImports).elements;
+  for (const key of SHARED_ROLES) {
+    const element = elements?.find(e => (e.propertyName ?? e.name).getText(sourceFile) === SHARED_NAMES[key]);
+    if (element) named[key] = element.name.text;
+  }
+  return named;
+}
+
+/** What a handler file imports from the shared module. */
+const SHARED_ROLES = ['codec', 'callDigest', 'assertState', 'elicitAnswerOf', 'elicitResultOf'] as const;
+
+function sharedImportOf(ts: TS, sourceFile: ts.SourceFile, specifier: string): ts.ImportDeclaration | undefined {
+  return sourceFile.statements.find((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) &&
+    s.moduleSpecifier.text === specifier && !s.importClause?.isTypeOnly && !!s.importClause?.namedBindings && ts.isNamedImports(s.importClause.namedBindings));
+}
+
+/** The names a file of a shared codec imports from its module, each as the role's local name. */
+function sharedSpecifiers(input: ModuleSupportInput): Map<string, string> {
   const { names } = input;
-  const used: Array<keyof ModuleNames> = ['codec', 'callDigest', 'assertState'];
+  const used: Array<(typeof SHARED_ROLES)[number]> = ['codec', 'callDigest', 'assertState'];
   if (input.usesElicitAnswerOf) used.push('elicitAnswerOf');
   if (input.usesElicitResultOf) used.push('elicitResultOf');
-  const specifiers = used.map(key => (names[key] === SHARED_NAMES[key] ? names[key] : `${SHARED_NAMES[key]} as ${names[key]}`));
+  return new Map(used.map(key => [names[key], names[key] === SHARED_NAMES[key] ? names[key] : `${SHARED_NAMES[key]} as ${names[key]}`]));
+}
+
+/**
+ * A file whose handlers an earlier run rewrote with the shared module: the names it does not import
+ * yet join its import, and the new State types follow the ones it has (after its imports otherwise).
+ */
+function sharedAdditions(input: ModuleSupportInput, declaration: ts.ImportDeclaration): Edit[] {
+  const { ts, sourceFile, newline: nl } = input;
+  const named = declaration.importClause!.namedBindings as ts.NamedImports;
+  const present = new Set(named.elements.map(e => e.name.text));
+  const missing = [...sharedSpecifiers(input)].filter(([local]) => !present.has(local)).map(([, specifier]) => specifier);
+  const edits: Edit[] = [];
+  const last = named.elements[named.elements.length - 1];
+  if (missing.length > 0 && last) edits.push({ start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` });
+  if (input.stateTypes.length === 0) return edits;
+  // The State types the earlier run wrote: the type aliases that follow the imports.
+  const statements = [...sourceFile.statements];
+  let at = statements.findIndex(s => !ts.isImportDeclaration(s));
+  while (at >= 0 && at < statements.length && ts.isTypeAliasDeclaration(statements[at]!)) at++;
+  const after = statements[at - 1]!;
+  edits.push({ start: after.getEnd(), end: after.getEnd(), text: input.stateTypes.map(t => nl + nl + t).join('') });
+  return edits;
+}
+
+/** A file of a server whose codec is shared: the import of the codec and helpers, and its handlers' State types. */
+function sharedImportBlock(input: ModuleSupportInput): string[] {
+  const specifiers = [...sharedSpecifiers(input).values()];
   const quote = importQuote(input.ts, input.sourceFile);
   return [
     `import { ${specifiers.join(', ')} } from ${quote}${input.shared!.specifier}${quote};`,
@@ -199,6 +249,28 @@ export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' |
     ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, true),
   ];
   return lines.join(options.newline) + options.newline;
+}
+
+/**
+ * The shared module an earlier run wrote, with the helpers this run's handlers need and it was written
+ * without (exported after its last one, their SDK names imported); undefined when it has them all.
+ */
+export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>): string | undefined {
+  const helpers = writtenHelpers(ts, sourceFile);
+  const text = sourceFile.text;
+  const unit = indentUnit(text);
+  const answerOf = uses.has('elicitAnswerOf') && !helpers.elicitAnswerOf;
+  const resultOf = uses.has('elicitResultOf') && !helpers.elicitResultOf;
+  const last = Object.values(helpers).reduce<ts.FunctionDeclaration | undefined>((a, b) => (!a || b.end > a.end ? b : a), undefined);
+  if ((!answerOf && !resultOf) || !last) return undefined;
+  const newline = newlineOf(text);
+  const lines = [...(answerOf ? elicitAnswerOfLines(SHARED_NAMES, unit, 'export ') : []), ...(resultOf ? elicitResultOfLines(SHARED_NAMES, unit, 'export ') : [])];
+  const values = new Set<string>(answerOf ? ['fromJsonSchema', 'inputResponse', 'ProtocolError', 'ProtocolErrorCode'] : []);
+  const types = new Set<string>([...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : [])]);
+  const input = { ts, sourceFile, text, newline, unit, names: SHARED_NAMES, withCodec: true, usesCapabilitiesOf: false, stateTypes: [], stateTypeNames: [], usesElicitResultOf: resultOf, usesElicitAnswerOf: answerOf, sdkValues: values, sdkTypes: types, constructions: [] };
+  const edits = [{ start: last.getEnd(), end: last.getEnd(), text: newline + lines.join(newline) }, ...importEdits(input, values, types, supportOffset(ts, sourceFile))];
+  const added = applyEdits(text, edits);
+  return isJavaScriptFile(sourceFile.fileName) ? eraseTypes(ts, sourceFile.fileName, added, SUPPORT_TYPES) : added;
 }
 
 /**
@@ -500,7 +572,10 @@ export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructio
   const quote = importQuote(ts, sourceFile);
   const line = `import { ${SHARED_NAMES.codec} } from ${quote}${specifier}${quote};`;
   const at = last ? last.getEnd() : 0;
-  return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...constructions.flatMap(c => wiringEdits(input, c))];
+  const wiring = constructions.flatMap(c => wiringEdits(input, c));
+  // Wired by an earlier run: the codec is imported already.
+  if (importedSharedNames(ts, sourceFile, specifier).codec === SHARED_NAMES.codec) return wiring;
+  return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...wiring];
 }
 
 /**

@@ -5,6 +5,8 @@ import { sourcesMatching } from '../discover.js';
 import { ownerManifest } from '../packageJson.js';
 import { joinEntry, markRolledBack, markUndone, newEntry, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { fileOfKey, moduleText, wiredText } from '../sharedCodec.js';
+import { sharedModuleAdditions } from '../../../transforms/mrtr/moduleSupport.js';
+import { readSource } from '../load.js';
 
 /**
  * The files that stand or fall together: those of a shared codec (the generated module and the
@@ -80,6 +82,21 @@ function wireSharedCodec(run: RunState): Entry[] {
     if (!entry.changedBy.includes('mrtr')) entry.changedBy.push('mrtr');
     group.push(entry);
   }
+  if (shared.existing) {
+    // The module an earlier run wrote: added to where the handlers need a helper it was written without.
+    const module = byPath.get(path.resolve(shared.modulePath)) ?? writtenModuleEntry(run, shared.modulePath);
+    const text = module?.sourceFile && sharedModuleAdditions(ts as never, module.sourceFile.compilerNode as never, shared.uses);
+    if (!module?.sourceFile) {
+      undoGroup(run, group, `its codec is in ${rel(shared.modulePath)}, which an earlier run wrote and this run cannot read`);
+      return [];
+    }
+    if (text !== undefined) {
+      module.sourceFile.replaceWithText(text);
+      if (!module.changedBy.includes('mrtr')) module.changedBy.push('mrtr');
+    }
+    if (!group.includes(module)) group.push(module);
+    return group;
+  }
   const module = newEntry({ path: shared.modulePath, raw: '', text: '', role: 'rewrite' }, run.rel(shared.modulePath));
   module.created = true;
   module.changedBy = ['mrtr'];
@@ -88,6 +105,24 @@ function wireSharedCodec(run: RunState): Entry[] {
   live.push(module);
   group.push(module);
   return group;
+}
+
+/** The shared module an earlier run wrote, joined to the run's files as it is on disk. */
+function writtenModuleEntry(run: RunState, modulePath: string): Entry | undefined {
+  const read = run.contextFiles.find(r => path.resolve(r.path) === path.resolve(modulePath));
+  if (read) return joinEntry(run, read);
+  let file;
+  try {
+    file = readSource(modulePath, false);
+  } catch {
+    return undefined;
+  }
+  const entry = newEntry(file, run.rel(modulePath));
+  entry.sourceFile = run.project.getSourceFile(modulePath) ?? run.project.addSourceFileAtPath(modulePath);
+  entry.asReadNode = entry.sourceFile.compilerNode;
+  run.entries.push(entry);
+  run.live.push(entry);
+  return entry;
 }
 
 /**
