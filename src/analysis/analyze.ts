@@ -873,8 +873,8 @@ const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'p
  * `ctx.mcpReq.requestState()` or returns `inputRequired({ requestState })` by hand. The rewrite mints
  * with a codec an earlier run wrote (writtenCodec.ts); beside a hook of the server's own, or handlers
  * that read their state unverified, it wires its codec so that their states still reach them as before
- * (`kept`). Only where the server is built in the handler's file: a codec module shared by several
- * files is not composed.
+ * (`kept`), where the server is built in the handler's file (a codec module shared by several files is
+ * not composed with a hook).
  */
 function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver, checker: ts.TypeChecker | undefined): { problem?: Verdict; kept: KeptStateHook[] } {
   const constructions = serverConstructions(ts, handler.receiver, resolver);

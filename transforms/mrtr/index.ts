@@ -127,7 +127,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const names = new NameAllocator(ts, [sourceFile]);
     // A codec an earlier run wrote into this file is minted with again (the analysis checked it is this file's).
     const written = analysis.plans.flatMap(p => p.constructions).filter(c => c.getSourceFile() === sourceFile)
-      .map(c => writtenCodecOf(ts, c)).find(w => w !== undefined && 'file' in w.declaredIn);
+      .map(c => writtenCodecOf(ts, c)).find(w => w !== undefined && 'file' in w.declaredIn && !w.declaredIn.imported);
     const moduleNames: ModuleNames & CodecNames = {
       codec: names.take('requestStateCodec'),
       signed: names.take('signedRequestState'),

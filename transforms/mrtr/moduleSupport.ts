@@ -217,12 +217,12 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
   if (union) {
     const at = union.getStart(sourceFile);
     edits.push({ start: at, end: at, text: input.stateTypes.map(t => t + nl + nl).join('') });
-  } else {
+    edits.push({ start: union.type.getEnd(), end: union.type.getEnd(), text: input.stateTypeNames.map(n => ` | ${n}`).join('') });
+  } else if (input.stateTypes.length > 0) {
     // JavaScript has no union: the State types (JSDoc once erased) go before the codec and its comment.
     const at = written.declaredIn.statement.getFullStart();
     edits.push({ start: at, end: at, text: input.stateTypes.map(t => nl + nl + t).join('') });
   }
-  if (union) edits.push({ start: union.type.getEnd(), end: union.type.getEnd(), text: input.stateTypeNames.map(n => ` | ${n}`).join('') });
   const helpers = [
     ...(adds.elicitAnswerOf ? elicitAnswerOfLines(names, unit, '') : []),
     ...(adds.elicitResultOf ? elicitResultOfLines(names, unit, '') : []),
