@@ -58,10 +58,11 @@ Examples:
   mrtr-migrate --report out/mrtr.json       the report as JSON (and out/mrtr.md)
   mrtr-migrate merge-reports packages/*/mrtr-migrate-report.json -o all.json
 
-Exit codes: 0 the run completed; 1 with --check when anything is left to migrate
-or refused; 2 the run could not be done, or with --check the tsconfig cannot be
-read as written (the cause is printed on one line); 130 / 143 interrupted by
-SIGINT / SIGTERM while writing (the report says what was written).
+Exit codes: 0 the run completed; 3 it completed, but some files could not be
+read, parsed or written (listed with the cause); 1 with --check when anything is
+left to migrate or refused; 2 the run could not be done, or with --check the
+tsconfig cannot be read as written (the cause is printed on one line); 130 / 143
+interrupted by SIGINT / SIGTERM while writing (the report says what was written).
 `;
 
 const FORMATS: readonly ReportFormat[] = ['md', 'json', 'sarif', 'html'];

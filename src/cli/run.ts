@@ -117,7 +117,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const shown = Object.values(reportPaths).map(p => relative(io.cwd, p));
     io.stdout.write(renderTerminalSummary(report, shown, nextSteps(report, args, io.cwd, io.invokedAs ?? 'npx mrtr-migrate')));
     if (report.interrupted) return report.interrupted === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
-    return args.check && summarize(report).leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
+    if (args.check) return summarize(report).leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
+    // Done, but a file could not be read, parsed or written: a script must not take that for success.
+    return report.files.some(f => f.error !== undefined) ? EXIT.incomplete : EXIT.ok;
   } finally {
     interruption.disarm();
   }

@@ -15,12 +15,14 @@ describe('files the run must not break', () => {
     const dir = makeProject('syntax-error', { nodeModules: true });
     const brokenBefore = read(dir, 'src/broken.ts');
     const run = runCli(dir, []);
-    expect(run.code).toBe(0);
+    // Done, but a file was left as it was: exit 3, which a script can tell from success.
+    expect(run.code).toBe(3);
     expect(read(dir, 'src/broken.ts')).toBe(brokenBefore);
     expect(read(dir, 'src/good.ts')).toContain('inputRequired');
     expect(run.stdout).toMatch(/✗ src\/broken\.ts: syntax error at 6:\d+/);
     expect(read(dir, 'mrtr-migrate-report.md')).toMatch(/`src\/broken\.ts`: syntax error at 6:\d+ .*left untouched/);
-    // With --check, a file that could not be read is not vouched for.
+    // A dry run says the same; with --check, a file that could not be read is not vouched for.
+    expect(runCli(dir, ['--dry-run']).code).toBe(3);
     expect(runCli(dir, ['--check']).code).toBe(1);
   });
 
@@ -38,7 +40,7 @@ describe('files the run must not break', () => {
     writeFileSync(path.join(dir, 'src/huge.ts'), `${original}\n// elicitInput\n${'// padding\n'.repeat(600_000)}`);
     const hugeBefore = readFileSync(path.join(dir, 'src/huge.ts'));
     const run = runCli(dir, []);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(3);
     expect(readFileSync(path.join(dir, 'src/latin1.ts')).equals(latin1)).toBe(true);
     expect(readFileSync(path.join(dir, 'src/utf16.ts')).equals(utf16)).toBe(true);
     expect(readFileSync(path.join(dir, 'src/utf16-no-bom.ts')).equals(utf16NoBom)).toBe(true);
@@ -57,7 +59,7 @@ describe('files the run must not break', () => {
     const before = readFileSync(file, 'utf8');
     chmodSync(file, 0o444);
     const run = runCli(dir, ['--format', 'json']);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(3);
     expect(readFileSync(file, 'utf8')).toBe(before);
     expect(statSync(file).mode & 0o777).toBe(0o444);
     expect(run.stdout).toMatch(/✗ src\/server\.ts: not written: the file is read-only/);
@@ -72,7 +74,7 @@ describe('files the run must not break', () => {
     writeFileSync(path.join(dir, 'src/broken.ts'), `${v1Import}export const server = new McpServer({ name: 'b', version: '1' };\n`);
     writeFileSync(path.join(dir, 'src/legacy.ts'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${v1Import}export {};\n`, 'utf16le')]));
     const run = runCli(dir, []);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(3);
     expect(read(dir, 'src/index.ts')).toContain('@modelcontextprotocol/server');
     const manifest = JSON.parse(read(dir, 'package.json'));
     expect(manifest.dependencies['@modelcontextprotocol/sdk']).toBeDefined();
