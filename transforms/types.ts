@@ -45,6 +45,8 @@ export interface TransformContext {
   frameworkPackageOf?: ((fileName: string) => FrameworkName | undefined) | undefined;
   /** The installed @modelcontextprotocol/server lacks what the rewrite imports (src/project/serverApi.ts): why nothing is rewritten. */
   serverTooOld?: string | undefined;
+  /** False with --no-sdk-upgrade: a file that still imports the v1 SDK stays on it, so its handlers are not rewritten. */
+  sdkUpgrade?: boolean;
 }
 
 /** A file's analysis on the program the run planned with (compiler objects of that program). */

@@ -16,6 +16,7 @@ import { summarize } from '../report/summary.js';
 import { renderDiffs, renderTerminalSummary } from '../report/terminal.js';
 import { parseCliArgs, USAGE, type CliArgs, type ReportFormat } from './args.js';
 import { EXIT } from './exitCodes.js';
+import { V1_KEPT } from '../../transforms/mrtr/index.js';
 import { createProgress } from './progress.js';
 import type { ProgressEvent } from '../project/migrate.js';
 
@@ -256,6 +257,7 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
   }
   if (args.check) return s.leftToMigrate ? [`${again}   # migrate, then review the report`] : ['nothing left to migrate'];
   // The installed server is too old for any rewrite (the run said why): that comes first.
+  if (report.sites.some(site => site.reason === 'sdk-version' && site.hint === V1_KEPT)) return [`${again}   # without --no-sdk-upgrade: the files on the v1 SDK move to v2, which the rewrite needs`];
   if (report.sites.some(site => site.reason === 'sdk-version')) return [`upgrade @modelcontextprotocol/server, then ${again}`];
   if (args.dryRun) {
     if (s.filesChanged > 0 || report.packageJsonChanges.length > 0) return [`${again}   # apply these changes`];

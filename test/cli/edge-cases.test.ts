@@ -91,6 +91,21 @@ describe('files the run must not break', () => {
     expect(second.stdout).not.toContain('stays in package.json');
   });
 
+  it('with --no-sdk-upgrade, leaves a file on the v1 SDK as it was and says the rewrite needs v2, where it rolled every site back', () => {
+    const dir = makeProject('v1-server', { nodeModules: true });
+    const before = snapshot(dir);
+    const run = runCli(dir, ['--no-sdk-upgrade', '--format', 'json']);
+    expect(run.code).toBe(0);
+    // The one change: the marker of a site refused for its own code (a loop), as in any run.
+    expect(changedFiles(before, snapshot(dir))).toEqual(['src/index.ts']);
+    expect(read(dir, 'src/index.ts').split('\n').filter(line => !line.includes('// mrtr-migrate: loop')).join('\n')).toBe(before.get('src/index.ts'));
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.sites.map((s: any) => `${s.status} ${s.reason}`).sort()).toEqual(['refused loop', 'refused sdk-version']);
+    expect(report.sites.find((s: any) => s.reason === 'sdk-version').hint).toBe('the file imports the v1 SDK (@modelcontextprotocol/sdk), which --no-sdk-upgrade leaves it on, and the rewrite needs the v2 SDK; run without --no-sdk-upgrade.');
+    expect(report.files.every((f: any) => !f.rolledBack)).toBe(true);
+    expect(run.stdout).toMatch(/Next: .* # without --no-sdk-upgrade: the files on the v1 SDK move to v2, which the rewrite needs/);
+  });
+
   it('keeps a v1 file as it was when the v1-to-v2 upgrade would break it (a context destructured with a rest element), and says why', () => {
     const dir = makeProject('v1-server', { nodeModules: true });
     const file = path.join(dir, 'src/ask.ts');

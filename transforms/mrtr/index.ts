@@ -56,9 +56,10 @@ export const mrtrTransform: Transform = {
       frameworkPackageOf: context.frameworkPackageOf ?? frameworkPackages(),
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
-    if (context.serverTooOld) {
+    const cannotTake = context.serverTooOld ?? (context.sdkUpgrade === false && importsV1Sdk(ts, compiled) ? V1_KEPT : undefined);
+    if (cannotTake) {
       // The server cannot take the rewrite: its sites are reported and refused, true refusals marked as ever.
-      const kept = rewriteFile(ts, compiled, withoutRewrites(analysis, context.serverTooOld), context.cwd, program.getTypeChecker());
+      const kept = rewriteFile(ts, compiled, withoutRewrites(analysis, cannotTake), context.cwd, program.getTypeChecker());
       if (kept.text !== undefined) sourceFile.replaceWithText(kept.text);
       return { changed: kept.text !== undefined, diagnostics: kept.diagnostics, sites: kept.sites, alreadyMigrated: kept.alreadyMigrated };
     }
@@ -96,6 +97,24 @@ export const mrtrTransform: Transform = {
     };
   },
 };
+
+/** Why a file that still imports the v1 SDK is not rewritten under --no-sdk-upgrade (the hint of its sites). */
+export const V1_KEPT = 'the file imports the v1 SDK (@modelcontextprotocol/sdk), which --no-sdk-upgrade leaves it on, and the rewrite needs the v2 SDK; run without --no-sdk-upgrade.';
+
+/** Whether a file imports (or requires) the v1 SDK, `@modelcontextprotocol/sdk` or one of its paths. */
+function importsV1Sdk(ts: TS, sourceFile: ts.SourceFile): boolean {
+  const v1 = (specifier: string): boolean => specifier === '@modelcontextprotocol/sdk' || specifier.startsWith('@modelcontextprotocol/sdk/');
+  let found = false;
+  const visit = (node: ts.Node): void => {
+    if (found) return;
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found = v1(node.moduleSpecifier.text);
+    else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]!) &&
+      ((ts.isIdentifier(node.expression) && node.expression.text === 'require') || node.expression.kind === ts.SyntaxKind.ImportKeyword)) found = v1(node.arguments[0].text);
+    else node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return found;
+}
 
 /** The analysis with nothing to rewrite: every site that would migrate refused for the installed server (reason sdk-version). */
 function withoutRewrites(analysis: FileAnalysis, why: string): FileAnalysis {

@@ -91,7 +91,7 @@ export function emit(run: RunState): void {
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
-  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf, serverTooOld: run.serverTooOld });
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf, serverTooOld: run.serverTooOld, sdkUpgrade: run.sdkUpgrade });
   // The serving entry's rewrite imports the new server API too.
   const transforms = run.serverTooOld ? run.transforms.filter(t => t.id === 'mrtr') : run.transforms;
   live.forEach((entry, i) => {
