@@ -16,6 +16,8 @@ import { summarize } from '../report/summary.js';
 import { renderDiffs, renderTerminalSummary } from '../report/terminal.js';
 import { parseCliArgs, USAGE, type CliArgs, type ReportFormat } from './args.js';
 import { EXIT } from './exitCodes.js';
+import { acquireRunLock, LockedError, type RunLock } from './lock.js';
+import { ownerManifest } from '../project/packageJson.js';
 import { V1_KEPT } from '../../transforms/mrtr/index.js';
 import { createProgress } from './progress.js';
 import type { ProgressEvent } from '../project/migrate.js';
@@ -73,6 +75,25 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 
   const reportPaths = reportFiles(io.cwd, args.report, args.formats);
+  // One run per project (the package the run starts in, or its folder) until its report is written;
+  // the packages of a monorepo still run side by side.
+  let lock: RunLock;
+  try {
+    const waitMs = Number(io.env['MRTR_MIGRATE_LOCK_WAIT_MS'] ?? 2000);
+    const manifest = ownerManifest(path.join(io.cwd, 'package.json'), path.parse(io.cwd).root);
+    lock = await acquireRunLock(manifest ? path.dirname(manifest) : io.cwd, Number.isFinite(waitMs) && waitMs >= 0 ? waitMs : 2000);
+  } catch (error) {
+    return fail(io, error);
+  }
+  try {
+    return await runLocked(args, io, reportPaths);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The run itself, once it holds the project's lock: migrate, write the reports, print the summary. */
+async function runLocked(args: CliArgs, io: CliIo, reportPaths: ReturnType<typeof reportFiles>): Promise<number> {
   const progress = createProgress(io.stderr, { enabled: args.progress, ci: isCi(io.env) });
   const interruption = interruptions(io.signals ?? processSignals);
   let report: RunReport;
@@ -212,7 +233,7 @@ something to migrate, 0 otherwise, 2 when a report cannot be read or merged.
 `;
 
 function fail(io: CliIo, error: unknown): number {
-  if (error instanceof MigrateError) {
+  if (error instanceof MigrateError || error instanceof LockedError) {
     io.stderr.write(`mrtr-migrate: ${error.message}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);

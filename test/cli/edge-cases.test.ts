@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { BIN, changedFiles, makeProject, read, runCli, snapshot } from './helpers.js';
 
 // Each test spawns the CLI (a type-checking run) one or more times; CI machines are slow and shared.
@@ -360,5 +360,41 @@ describe('a reader that closes the pipe early', () => {
     expect(run.code).toBe(0);
     expect(run.other).toContain('Sites: ');
     expect(changedFiles(before, snapshot(dir))).toEqual(expect.arrayContaining(['src/server.ts']));
+  });
+});
+
+describe('one run per project root at a time', () => {
+  /** The CLI started without waiting for it: its exit code and output once it ends. */
+  const started = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) => new Promise<{ code: number | null; stdout: string; stderr: string }>(resolve => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, CI: 'true', NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', chunk => (stdout += chunk));
+    child.stderr.on('data', chunk => (stderr += chunk));
+    child.on('close', code => resolve({ code, stdout, stderr }));
+  });
+
+  it('of two runs started at once, one migrates and the other refuses, naming it; the report on disk is the first\'s', async () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const env = { MRTR_MIGRATE_LOCK_WAIT_MS: '0' };
+    const runs = await Promise.all([started(dir, ['--format', 'json'], env), started(dir, ['--format', 'json'], env)]);
+    const done = runs.filter(r => r.code === 0);
+    const refused = runs.filter(r => r.code === 2);
+    expect([done.length, refused.length]).toEqual([1, 1]);
+    expect(refused[0]!.stderr).toMatch(/^mrtr-migrate: another mrtr-migrate run is writing here \(pid \d+, started [^)]+\); wait for it to finish, or delete .+\.lock if no such process runs\n$/);
+    expect(refused[0]!.stdout).toBe('');
+    expect(read(dir, 'src/server.ts')).toContain('inputRequired');
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.summary.filesWritten).toBeGreaterThan(0);
+  });
+
+  it('waits for a run that ends, then runs on what it wrote', async () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const env = { MRTR_MIGRATE_LOCK_WAIT_MS: '120000' };
+    const runs = await Promise.all([started(dir, [], env), started(dir, [], env)]);
+    expect(runs.map(r => r.code)).toEqual([0, 0]);
+    // One wrote the files; the other, run once the first was done, found them migrated.
+    const summaries = runs.map(r => [/Files: 2 scanned, 2 parsed, (\d+) written/.exec(r.stdout)?.[1], /Next: (.*)/.exec(r.stdout)?.[1]].join(' | ')).sort();
+    expect(summaries).toEqual(['0 | nothing left to migrate', '2 | review the changes in the report (a diff per file), then run your tests']);
   });
 });
