@@ -18,6 +18,8 @@ export class LockedError extends Error {}
 interface Owner {
   pid: number;
   startedAt: string;
+  /** The lock file's text as read. */
+  text?: string | undefined;
 }
 
 /** Where the lock of a project root lives. */
@@ -50,8 +52,9 @@ export async function acquireRunLock(root: string, waitMs: number): Promise<RunL
     }
     const holder = ownerOf(file);
     if (!holder || !alive(holder.pid)) {
-      // Left by a run that ended without releasing it (killed, out of memory): taken over.
-      removeQuietly(file);
+      // Left by a run that ended without releasing it (killed, out of memory): taken over, unless
+      // another waiting run took it over first (then its lock is not the one read here).
+      if (textOf(file) === holder?.text) removeQuietly(file);
       continue;
     }
     if (Date.now() >= deadline) {
@@ -63,15 +66,24 @@ export async function acquireRunLock(root: string, waitMs: number): Promise<RunL
 }
 
 function ownerOf(file: string): Owner | undefined {
+  const text = textOf(file);
   try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<Owner>;
-    if (typeof parsed.pid === 'number') return { pid: parsed.pid, startedAt: String(parsed.startedAt ?? '') };
+    const parsed = JSON.parse(text ?? '') as Partial<Owner>;
+    if (typeof parsed.pid === 'number') return { pid: parsed.pid, startedAt: String(parsed.startedAt ?? ''), text };
   } catch {
     // Gone, or being written by its owner this instant.
   }
   // Unreadable: held while it is fresh (its owner is writing it), stale after a few seconds.
   try {
-    return Date.now() - statSync(file).mtimeMs < 5_000 ? { pid: -1, startedAt: '' } : undefined;
+    return Date.now() - statSync(file).mtimeMs < 5_000 ? { pid: -1, startedAt: '', text } : { pid: 0, startedAt: '', text };
+  } catch {
+    return undefined;
+  }
+}
+
+function textOf(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
@@ -79,6 +91,7 @@ function ownerOf(file: string): Owner | undefined {
 
 function alive(pid: number): boolean {
   if (pid === -1) return true;
+  if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
