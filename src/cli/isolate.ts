@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import pc from 'picocolors';
 import type { ProgressEvent } from '../project/migrate.js';
 import { EXIT } from './exitCodes.js';
 import { PHASES } from './progress.js';
@@ -11,6 +12,8 @@ export interface WorkerInput {
   invokedAs: string;
   stderrIsTTY: boolean;
   columns: number | undefined;
+  /** Whether to colour the output, decided here (TTY, NO_COLOR, FORCE_COLOR, --no-color): a worker's stdout is no TTY. */
+  color: boolean;
   /** The memory of its RunFlags. */
   flags: SharedArrayBuffer;
 }
@@ -61,7 +64,7 @@ export class RunFlags {
 export function runIsolated(argv: string[], invokedAs: string): Promise<number> {
   const flags = new RunFlags();
   const input: WorkerInput = {
-    argv, cwd: process.cwd(), invokedAs, stderrIsTTY: process.stderr.isTTY === true, columns: process.stderr.columns, flags: flags.buffer,
+    argv, cwd: process.cwd(), invokedAs, stderrIsTTY: process.stderr.isTTY === true, columns: process.stderr.columns, color: pc.isColorSupported, flags: flags.buffer,
   };
   // argv too: what reads process.argv in the worker (picocolors' --no-color) sees the user's arguments.
   const worker = new Worker(new URL('./worker.js', import.meta.url), { argv, workerData: input });

@@ -15,6 +15,7 @@ import { renderSarif } from '../report/sarif.js';
 import { summarize } from '../report/summary.js';
 import { renderDiffs, renderTerminalSummary } from '../report/terminal.js';
 import { parseCliArgs, USAGE, type CliArgs, type ReportFormat } from './args.js';
+import pc from 'picocolors';
 import { EXIT } from './exitCodes.js';
 import { acquireRunLock, LockedError, type RunLock } from './lock.js';
 import { ownerManifest } from '../project/packageJson.js';
@@ -27,6 +28,8 @@ export interface CliIo {
   stdout: { write(text: string): boolean };
   stderr: { isTTY?: boolean; columns?: number; write(text: string): boolean };
   env: NodeJS.ProcessEnv;
+  /** Whether to colour the diff and the summary; default: picocolors' own choice for this thread (isolate.ts decides for the worker). */
+  color?: boolean;
   /** How the user started the CLI, to print commands that work the same way (see invocation.ts); default `npx mrtr-migrate`. */
   invokedAs?: string;
   /**
@@ -135,9 +138,10 @@ async function runLocked(args: CliArgs, io: CliIo, reportPaths: ReturnType<typeo
       return EXIT.failed;
     }
 
-    if (args.dryRun) io.stdout.write(renderDiffs(report));
+    const colors = io.color === undefined ? pc : pc.createColors(io.color);
+    if (args.dryRun) io.stdout.write(renderDiffs(report, colors));
     const shown = Object.values(reportPaths).map(p => relative(io.cwd, p));
-    io.stdout.write(renderTerminalSummary(report, shown, nextSteps(report, args, io.cwd, io.invokedAs ?? 'npx mrtr-migrate')));
+    io.stdout.write(renderTerminalSummary(report, shown, nextSteps(report, args, io.cwd, io.invokedAs ?? 'npx mrtr-migrate'), colors));
     if (report.interrupted) return report.interrupted === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
     if (args.check) return summarize(report).leftToMigrate ? EXIT.leftToMigrate : EXIT.ok;
     // Done, but a file could not be read, parsed or written: a script must not take that for success.

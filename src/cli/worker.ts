@@ -56,6 +56,7 @@ process.exitCode = await runCli(input.argv, {
   // The terminal is the main thread's: its width and whether it is one come from there.
   stderr: { isTTY: input.stderrIsTTY, columns: input.columns, write: writer(2) },
   env: process.env,
+  color: input.color,
   invokedAs: input.invokedAs,
   signals,
   onPhase: phase => {

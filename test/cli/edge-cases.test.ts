@@ -398,3 +398,24 @@ describe('one run per project root at a time', () => {
     expect(summaries).toEqual(['0 | nothing left to migrate', '2 | review the changes in the report (a diff per file), then run your tests']);
   });
 });
+
+describe('colour', () => {
+  it('colours the dry-run diff and the summary on a terminal (a real pseudo-terminal), not with NO_COLOR nor through a pipe', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['CI', 'NO_COLOR', 'FORCE_COLOR']) delete env[name];
+    const command = `${process.execPath} ${BIN} --dry-run --no-progress .`;
+    // script(1) runs the command on a pseudo-terminal: the main thread sees a TTY, the worker does not.
+    const onTerminal = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, env, encoding: 'utf8' });
+    expect(onTerminal.status).toBe(0);
+    expect(onTerminal.stdout).toMatch(/\x1b\[32m\+/);
+    expect(onTerminal.stdout).toMatch(/\x1b\[31m-/);
+    const noColor = spawnSync('script', ['-qec', command, '/dev/null'], { cwd: dir, env: { ...env, NO_COLOR: '1' }, encoding: 'utf8' });
+    expect(noColor.status).toBe(0);
+    expect(noColor.stdout).toContain('inputRequired');
+    expect(noColor.stdout).not.toContain('\x1b[');
+    const piped = spawnSync(process.execPath, [BIN, '--dry-run', '--no-progress', '.'], { cwd: dir, env, encoding: 'utf8' });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout).not.toContain('\x1b[');
+  });
+});
