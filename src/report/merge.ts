@@ -35,7 +35,8 @@ export function mergeJsonReports(inputs: Array<{ source: string; report: unknown
   for (const { report, prefix } of reports) {
     const relink = (diff: string, file: string) => diff.replace(/^(---|\+\+\+) ([ab])\/(.*)$/gm, (line, mark: string, side: string, name: string) => (name === file ? `${mark} ${side}/${prefix(file)}` : line));
     merged.files.push(...report.files.map(f => ({ ...f, file: prefix(f.file), diff: relink(f.diff, f.file) })));
-    merged.sites.push(...report.sites.map(s => ({ ...s, file: prefix(s.file), handlerDiff: relink(s.handlerDiff, s.file) })));
+    // A site's id starts with its file: rebased with it, so ids of two packages stay apart.
+    merged.sites.push(...report.sites.map(s => ({ ...s, id: s.id.startsWith(`${s.file}:`) ? prefix(s.id) : s.id, file: prefix(s.file), handlerDiff: relink(s.handlerDiff, s.file) })));
     merged.alreadyMigrated.push(...report.alreadyMigrated.map(a => ({ ...a, file: prefix(a.file) })));
     merged.servingEntries.push(...report.servingEntries.map(e => ({ ...e, file: prefix(e.file) })));
     merged.diagnostics.push(...report.diagnostics.map(d => ({ ...d, file: d.file === null ? null : prefix(d.file) })));

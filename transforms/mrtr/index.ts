@@ -476,9 +476,11 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, 
   } else {
     todo.push(`Migrate by hand: ${verdict.hint}`);
   }
+  const file = path.relative(cwd, site.file).split(path.sep).join('/');
   return {
-    id: site.id,
-    file: path.relative(cwd, site.file).split(path.sep).join('/'),
+    // `file:line:column` of the site in the text analysed, the path relative like `file`: the same in a copy of the project.
+    id: site.id.startsWith(`${site.file}:`) ? `${file}${site.id.slice(site.file.length)}` : site.id,
+    file,
     line: site.line,
     column: site.column,
     kind: site.kind,
