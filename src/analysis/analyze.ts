@@ -883,6 +883,7 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
   const refused = (hint: string) => ({ problem: refuse('unsupported-construct', hint), kept: [] });
   const codecs: string[] = [];
   const kept = new Map<ts.NewExpression, KeptStateHook>();
+  const keptBefore = new Set<ts.NewExpression>();
   for (const construction of constructions) {
     const option = requestStateOption(ts, construction);
     if (!option) continue;
@@ -896,7 +897,7 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
       if ('file' in written.declaredIn && !written.declaredIn.imported && written.declaredIn.file !== file) return refused(`the server (${place}) verifies requestState with the ${written.codec} an earlier run wrote into its file, which a handler in another file cannot mint with yet; migrate this handler by hand with it.`);
       codecs.push(written.codec);
       // Wired beside the server's own hook by an earlier run: the server's handlers keep their state.
-      if (written.keeps) kept.set(construction, { construction, hook: undefined });
+      if (written.keeps) keptBefore.add(construction);
       continue;
     }
     const hook = ownVerifyHook(ts, option);
@@ -916,7 +917,7 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
       return refused(`${describeHandlers([other])} (line ${lineOf(use)}) keeps a requestState of its own on a server built in another file (${fileLine(elsewhere)}), beside which the rewrite cannot wire its codec; migrate by hand, with one codec for both.`);
     }
     for (const c of servers) {
-      if (kept.has(c)) continue;
+      if (kept.has(c) || keptBefore.has(c)) continue;
       // Its state does not pass the codec an earlier run wired into the server.
       if (requestStateOption(ts, c)) return refused(`${describeHandlers([other])} (line ${lineOf(use)}) already keeps a requestState of its own, which the verify hook an earlier run wired into the server (${fileLine(c)}) rejects; migrate by hand, with one codec for both.`);
       kept.set(c, { construction: c, hook: undefined });

@@ -29,10 +29,10 @@ export interface WrittenCodec {
 export type WrittenHelper = 'callDigest' | 'assertState' | 'elicitAnswerOf' | 'elicitResultOf' | 'keepHook' | 'migratedState';
 
 /**
- * A server that keeps requestState of its own: its verify hook (`codec.verify` of `requestState: { verify:
- * codec.verify }`), or none where its handlers read the state unverified. The rewrite's codec is wired
- * beside it (`verify: keepRequestStateHook(codec.verify)`), and the rewritten handlers read only states
- * it minted (`migratedRequestState(ctx)`).
+ * A server that keeps requestState of its own, where this run wires the rewrite's codec beside it
+ * (`verify: keepRequestStateHook(codec.verify)`; one an earlier run wired is not listed): its verify
+ * hook (`codec.verify` of `requestState: { verify: codec.verify }`), or none where its handlers read
+ * the state unverified. The rewritten handlers read only states the codec minted (`migratedRequestState(ctx)`).
  */
 export interface KeptStateHook {
   construction: ts.NewExpression;
@@ -64,27 +64,25 @@ export function requestStateOption(ts: TS, construction: ts.NewExpression): ts.O
  */
 export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?: ts.TypeChecker): WrittenCodec | undefined {
   const option = requestStateOption(ts, construction);
-  if (!option || !ts.isPropertyAssignment(option)) return undefined;
-  const value = skipOuter(ts, option.initializer);
-  if (!ts.isObjectLiteralExpression(value) || value.properties.length !== 1) return undefined;
-  const verify = value.properties[0]!;
-  if (!ts.isPropertyAssignment(verify) || !verify.name || !ts.isIdentifier(verify.name) || verify.name.text !== 'verify') return undefined;
+  const hook = option && ownVerifyHook(ts, option);
+  if (!option || !hook) return undefined;
   const file = construction.getSourceFile();
-  let reference = skipOuter(ts, verify.initializer);
+  let reference = skipOuter(ts, hook);
   // `keepRequestStateHook(codec.verify)`: the codec beside the server's own hook, wired by an earlier run.
   const keeps = ts.isCallExpression(reference) && ts.isIdentifier(reference.expression) && reference.arguments.length === 1 ? reference.expression.text : undefined;
   if (keeps !== undefined) {
     const keepHook = writtenHelpers(ts, file).keepHook;
-    const codecRead = keepHook && findCodecRead(ts, keepHook);
+    const codecRead = keepHook && memberRead(ts, keepHook, 'verify');
     if (keepHook?.name?.text !== keeps || !codecRead) return undefined;
     reference = codecRead;
   }
   if (!ts.isPropertyAccessExpression(reference) || reference.name.text !== 'verify' || !ts.isIdentifier(reference.expression)) return undefined;
   const codec = reference.expression.text;
   const specifier = keeps === undefined ? importedFrom(ts, file, codec) : undefined;
-  const home = specifier === undefined ? file : importedDeclarationFile(ts, reference.expression, checker);
+  const imported = specifier === undefined ? undefined : importedValue(ts, reference.expression, checker);
+  const home = specifier === undefined ? file : imported?.file;
   if (!home) return { option, codec, declaredIn: { specifier: specifier! }, helpers: {}, keeps: false };
-  const found = codecDeclaration(ts, home, specifier === undefined ? codec : exportedName(ts, reference.expression, checker) ?? codec);
+  const found = codecDeclaration(ts, home, imported?.name ?? codec);
   if (!found) return undefined;
   const helpers = writtenHelpers(ts, home);
   if (!helpers.callDigest || !helpers.assertState) return undefined;
@@ -102,19 +100,12 @@ function codecDeclaration(ts: TS, file: ts.SourceFile, name: string): { statemen
   return mint && member('verify') ? { statement, mint } : undefined;
 }
 
-/** The project file that declares what an imported name stands for. */
-function importedDeclarationFile(ts: TS, name: ts.Identifier, checker: ts.TypeChecker | undefined): ts.SourceFile | undefined {
+/** What an imported binding stands for: the project file that declares it and its name there (`import { a as b }`: `a`). */
+function importedValue(ts: TS, name: ts.Identifier, checker: ts.TypeChecker | undefined): { file: ts.SourceFile; name: string } | undefined {
   let symbol = checker?.getSymbolAtLocation(name);
   if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker!.getAliasedSymbol(symbol);
   const file = symbol?.valueDeclaration?.getSourceFile();
-  return file && !file.isDeclarationFile ? file : undefined;
-}
-
-/** The name an imported binding has in its module (`import { a as b }`: `a`). */
-function exportedName(ts: TS, name: ts.Identifier, checker: ts.TypeChecker | undefined): string | undefined {
-  let symbol = checker?.getSymbolAtLocation(name);
-  if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker!.getAliasedSymbol(symbol);
-  return symbol?.name;
+  return symbol && file && !file.isDeclarationFile ? { file, name: symbol.name } : undefined;
 }
 
 /**
@@ -132,24 +123,17 @@ export function ownVerifyHook(ts: TS, option: ts.ObjectLiteralElementLike): ts.E
   return undefined;
 }
 
-/** `requestStateCodec.verify` in the body of the hook that keeps the server's own one. */
-function findCodecRead(ts: TS, fn: ts.FunctionDeclaration): ts.PropertyAccessExpression | undefined {
+/** Whether a handler mints with the codec (the earlier run's handlers, or one written by hand with it). */
+export function mintsWith(ts: TS, fn: ts.FunctionLikeDeclaration, codec: string): boolean {
+  return memberRead(ts, fn, 'mint', codec) !== undefined;
+}
+
+/** The first `<object>.<member>` in a function's body, `object` an identifier (the one named, if given). */
+function memberRead(ts: TS, fn: ts.FunctionLikeDeclaration, member: string, object?: string): ts.PropertyAccessExpression | undefined {
   let found: ts.PropertyAccessExpression | undefined;
   const visit = (node: ts.Node): void => {
     if (found) return;
-    if (ts.isPropertyAccessExpression(node) && node.name.text === 'verify' && ts.isIdentifier(node.expression)) found = node;
-    else node.forEachChild(visit);
-  };
-  if (fn.body) visit(fn.body);
-  return found;
-}
-
-/** Whether a handler mints with the codec (the earlier run's handlers, or one written by hand with it). */
-export function mintsWith(ts: TS, fn: ts.FunctionLikeDeclaration, codec: string): boolean {
-  let found = false;
-  const visit = (node: ts.Node): void => {
-    if (found) return;
-    if (ts.isPropertyAccessExpression(node) && node.name.text === 'mint' && ts.isIdentifier(node.expression) && node.expression.text === codec) found = true;
+    if (ts.isPropertyAccessExpression(node) && node.name.text === member && ts.isIdentifier(node.expression) && (object === undefined || node.expression.text === object)) found = node;
     else node.forEachChild(visit);
   };
   if (fn.body) visit(fn.body);

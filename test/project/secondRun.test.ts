@@ -141,6 +141,8 @@ export function registerRating(server: McpServer): void {
     writeFileSync(join(dir, 'server.ts'), migrated.replace('\n  return server;\n}', '\n  registerRating(server);\n  return server;\n}') + RATE);
     const report = await migrate({ cwd: dir, sdkUpgrade: false });
     expect(report.sites.map(s => `${s.handler?.name} ${s.status}`)).toEqual(['rate_stay migrated']);
+    // Kept by the first run, which said so: nothing new to say.
+    expect(report.diagnostics.filter(d => d.code === 'mrtr/state-hook-kept')).toEqual([]);
     const text = readFileSync(join(dir, 'server.ts'), 'utf8');
     expect(text).toContain('const state = migratedRequestState<RateStayState>(ctx);');
     expect(text).toContain('type RequestState = CancelBookingState | RateStayState;');

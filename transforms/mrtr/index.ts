@@ -9,6 +9,7 @@ import type { SharedRequestState, Transform, TransformResult } from '../types.js
 import { eraseTypes } from './eraseTypes.js';
 import { importedSharedNames, moduleSupportEdits, SUPPORT_TYPES, writtenNames, type CodecNames } from './moduleSupport.js';
 import { writtenCodecOf } from '../../src/analysis/writtenCodec.js';
+import { collectSdkImports } from '../../src/analysis/sdk.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { commonTestFiles } from '../../src/analysis/testFiles.js';
 import { frameworkPackages } from '../../src/project/packageJson.js';
@@ -56,7 +57,7 @@ export const mrtrTransform: Transform = {
       frameworkPackageOf: context.frameworkPackageOf ?? frameworkPackages(),
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
-    const cannotTake = context.serverTooOld ?? (context.sdkUpgrade === false && importsV1Sdk(ts, compiled) ? V1_KEPT : undefined);
+    const cannotTake = context.serverTooOld ?? (context.sdkUpgrade === false && [...collectSdkImports(ts, compiled).values()].some(i => i.sdk === 'v1') ? V1_KEPT : undefined);
     if (cannotTake) {
       // The server cannot take the rewrite: its sites are reported and refused, true refusals marked as ever.
       const kept = rewriteFile(ts, compiled, withoutRewrites(analysis, cannotTake), context.cwd, program.getTypeChecker());
@@ -100,21 +101,6 @@ export const mrtrTransform: Transform = {
 
 /** Why a file that still imports the v1 SDK is not rewritten under --no-sdk-upgrade (the hint of its sites). */
 export const V1_KEPT = 'the file imports the v1 SDK (@modelcontextprotocol/sdk), which --no-sdk-upgrade leaves it on, and the rewrite needs the v2 SDK; run without --no-sdk-upgrade.';
-
-/** Whether a file imports (or requires) the v1 SDK, `@modelcontextprotocol/sdk` or one of its paths. */
-function importsV1Sdk(ts: TS, sourceFile: ts.SourceFile): boolean {
-  const v1 = (specifier: string): boolean => specifier === '@modelcontextprotocol/sdk' || specifier.startsWith('@modelcontextprotocol/sdk/');
-  let found = false;
-  const visit = (node: ts.Node): void => {
-    if (found) return;
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) found = v1(node.moduleSpecifier.text);
-    else if (ts.isCallExpression(node) && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]!) &&
-      ((ts.isIdentifier(node.expression) && node.expression.text === 'require') || node.expression.kind === ts.SyntaxKind.ImportKeyword)) found = v1(node.arguments[0].text);
-    else node.forEachChild(visit);
-  };
-  visit(sourceFile);
-  return found;
-}
 
 /** The analysis with nothing to rewrite: every site that would migrate refused for the installed server (reason sdk-version). */
 function withoutRewrites(analysis: FileAnalysis, why: string): FileAnalysis {
@@ -244,16 +230,16 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const sdkTypes = [...rewrites.values()].flatMap(r => [...r.sdkTypes]);
     rewritten = eraseTypes(ts, sourceFile.fileName, rewritten, [...sdkTypes, ...SUPPORT_TYPES]);
   }
-  return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(ts, sourceFile, analysis, cwd)] };
+  return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(sourceFile, analysis, cwd)] };
 }
 
-/** What the report says of each server whose own requestState the rewrite wires its codec beside, the first time. */
-function keptHookDiagnostics(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): Diagnostic[] {
+/** What the report says of each server whose own requestState the rewrite wires its codec beside (the first time: keptStateHooks). */
+function keptHookDiagnostics(sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): Diagnostic[] {
   if (analysis.plans.length === 0) return [];
   const file = path.relative(cwd, analysis.fileName).split(path.sep).join('/');
   const beside = 'the rewritten handlers\' states are verified beside it (keepRequestStateHook) and reach only them.';
   return (analysis.keptStateHooks ?? [])
-    .filter(k => k.construction.getSourceFile() === sourceFile && !writtenCodecOf(ts, k.construction)?.keeps)
+    .filter(k => k.construction.getSourceFile() === sourceFile)
     .map(k => ({
       level: 'info' as const, source: 'mrtr' as const, code: 'mrtr/state-hook-kept', file,
       line: sourceFile.getLineAndCharacterOfPosition(k.construction.getStart(sourceFile)).line + 1,
