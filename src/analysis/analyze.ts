@@ -23,6 +23,7 @@ import { frameworkHint, ownCodeContext, ownCodeHint, type FrameworkName } from '
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
 import { mintsWith, ownVerifyHook, requestStateOption, writtenCodecOf, type KeptStateHook } from './writtenCodec.js';
+import { sdkNameUse, type SdkNameUse } from './sdkNames.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, LiveLocal, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
@@ -822,48 +823,15 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
   return undefined;
 }
 
-/**
- * Names the rewrite imports from the SDK under their own names: the `sdkValues` / `sdkTypes` of
- * transforms/mrtr (printHandler, splitHelper, rewriteUrlHandler, rewriteWrapper) and what
- * moduleSupport.ts adds for the support code. Keep the two in step.
- */
-export const SDK_NAMES_IMPORTED: ReadonlySet<string> = new Set([
-  'inputRequired', 'inputResponse', 'isInputRequiredResult', 'ProtocolError', 'ProtocolErrorCode', 'fromJsonSchema', 'createRequestStateCodec',
-  'CLIENT_CAPABILITIES_META_KEY', 'InputRequest', 'InputResponseView', 'InputRequiredResult', 'ServerContext', 'ClientCapabilities',
-  'ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult',
-]);
-
-/**
- * A name the rewrite imports from the SDK that the file declares itself (at module scope, or as a
- * value inside the handler, where it would hide the import): the rewritten file would not build.
- */
+/** Where the file's own names cannot stand beside the SDK names the rewrite imports (sdkNames.ts; it aliases them otherwise). */
 function nameClash(ts: TS, handler: Handler): Verdict | undefined {
   const file = handler.fn.getSourceFile();
-  const clash = (name: ts.Identifier): Verdict => refuse('unsupported-construct',
-    `the file declares \`${name.text}\` (line ${lineOf(name)}), a name the rewrite imports from the SDK; rename it, then run again.`);
-  for (const st of file.statements) {
-    if (ts.isImportDeclaration(st)) {
-      if (ts.isStringLiteral(st.moduleSpecifier) && st.moduleSpecifier.text.startsWith('@modelcontextprotocol/')) continue;
-      const bindings = st.importClause?.namedBindings;
-      const names = [st.importClause?.name, ...(bindings && ts.isNamedImports(bindings) ? bindings.elements.map(e => e.name) : bindings ? [bindings.name] : [])];
-      const found = names.find((n): n is ts.Identifier => !!n && SDK_NAMES_IMPORTED.has(n.text));
-      if (found) return clash(found);
-      continue;
-    }
-    const declared = ts.isVariableStatement(st) ? st.declarationList.declarations.flatMap(d => bindingIdentifiers(ts, d.name))
-      : (ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st) || ts.isEnumDeclaration(st)) && st.name && ts.isIdentifier(st.name) ? [st.name]
-        : [];
-    const found = declared.find(n => SDK_NAMES_IMPORTED.has(n.text));
-    if (found) return clash(found);
-  }
-  let inHandler: ts.Identifier | undefined;
-  const visit = (node: ts.Node): void => {
-    if (!inHandler && ts.isIdentifier(node) && (node.text === 'inputRequired' || node.text === 'inputResponse') && resolveIdentifier(ts, node)?.nameNode === node) inHandler = node;
-    node.forEachChild(visit);
-  };
-  visit(handler.fn);
-  return inHandler && clash(inHandler);
+  let use = nameUses.get(file);
+  if (!use) nameUses.set(file, (use = sdkNameUse(ts, file)));
+  return use.problem === undefined ? undefined : refuse('unsupported-construct', use.problem);
 }
+
+const nameUses = new WeakMap<ts.SourceFile, SdkNameUse>();
 
 /** SDK server members a subclass may not override for its handlers to be rewritten. */
 const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource', 'setRequestHandler', 'connect', 'server', 'elicitInput', 'createMessage', 'listRoots', 'request']);

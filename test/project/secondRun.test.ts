@@ -160,3 +160,38 @@ export function registerRating(server: McpServer): void {
     expect(second.sites[0]!.hint).toMatch(/^tools\/call "pick" \(line \d+\) already keeps a requestState of its own, which the verify hook an earlier run wired into the server \(server\.ts:\d+\) rejects; /);
   });
 });
+
+describe('a second run on a file whose own names the SDK has too', () => {
+  it('mints a tool added since under the aliases the first run imported, without importing them again', async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'server.ts'), readFileSync(join(REPO, 'fixtures', 'v2-name-conflicts', 'input.ts'), 'utf8'));
+    await migrate({ cwd: dir, sdkUpgrade: false });
+    const first = readFileSync(join(dir, 'server.ts'), 'utf8');
+    expect(first).toBe(readFileSync(join(REPO, 'fixtures', 'v2-name-conflicts', 'output.ts'), 'utf8'));
+    const late = `  server.registerTool('retract_story', { inputSchema: z.object({ slug: z.string() }) }, async ({ slug }, ctx) => {
+    const inputRequired = ['reason'];
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`Retract \${slug}? Give: \${inputRequired.join(', ')}\`, requestedSchema: { type: 'object', properties: { reason: { type: 'string' } } } });
+    const result: ElicitResult = { reviewer: 'desk', approved: answer.action === 'accept' };
+    return { content: [{ type: 'text', text: stamp(result, context) }] };
+  });
+
+  return server;
+}`;
+    writeFileSync(join(dir, 'server.ts'), first.replace('\n  return server;\n}', `\n${late}`));
+
+    const second = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(second.sites.map(s => `${s.handler?.name} ${s.status}`)).toEqual(['retract_story migrated']);
+    const text = readFileSync(join(dir, 'server.ts'), 'utf8');
+    const sdkImport = text.split('\n')[0]!;
+    for (const alias of ['inputRequired as sdkInputRequired', 'type ElicitResult as SdkElicitResult', 'type ServerContext as SdkServerContext']) {
+      expect(sdkImport.split(alias)).toHaveLength(2);
+    }
+    expect(text.match(/createRequestStateCodec</g)).toHaveLength(1);
+    expect(text).toContain('type RequestState = PublishStoryState | RetractStoryState;');
+    expect(text).toContain('    const result: ElicitResult = { reviewer: \'desk\', approved: answer.action === \'accept\' };');
+    expect(text.slice(text.indexOf("'retract_story'"))).toContain('return sdkInputRequired({');
+
+    const third = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
+    expect(third.files.every(f => !f.changed)).toBe(true);
+  });
+});

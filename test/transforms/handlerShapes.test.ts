@@ -657,27 +657,79 @@ describe('an asking helper whose parameters are not plain names', () => {
 });
 
 describe('a file that declares a name the rewrite imports from the SDK', () => {
-  const tool = (extra: string[], local = '') => runPipeline(file, [
+  const tool = (extra: string[], local = '', text = 'answer.action') => runPipeline(file, [
     "import { McpServer } from '@modelcontextprotocol/server';",
     ...extra,
     "export const server = new McpServer({ name: 'n', version: '1' });",
     "server.registerTool('go', {}, async (ctx) => {",
     local,
     `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
-    "  return { content: [{ type: 'text', text: answer.action }] };",
+    `  return { content: [{ type: 'text', text: ${text} }] };`,
     '});',
-  ].join('\n'));
+  ].join('\n'), undefined, { 'schemas.ts': "export const inputRequired = ['name'];\nexport const ServerContext = 'ctx';\n" });
+  const ownLines = (text: string, lines: string[]): void => {
+    for (const line of lines) expect(text.split('\n')).toContain(line);
+  };
 
-  it('is refused with the name and its line, where the rewritten file would not build', () => {
-    for (const [extra, local, name, line] of [
-      [['interface ElicitResult { ok: boolean }'], '', 'ElicitResult', 2],
-      [["import { inputRequired } from './schemas.js';"], '', 'inputRequired', 2],
-      [[], '  const inputRequired = [\'name\'];', 'inputRequired', 4],
+  it('imports the SDK\'s under an alias and keeps every line of its own as written', () => {
+    for (const [extra, local, alias, own] of [
+      [['interface ElicitResult { ok: boolean }', 'export const checked: ElicitResult = { ok: true };'], '', 'ElicitResult as SdkElicitResult', ['interface ElicitResult { ok: boolean }', 'export const checked: ElicitResult = { ok: true };']],
+      [["import { inputRequired } from './schemas.js';", 'export const needed = inputRequired;'], '', 'inputRequired as sdkInputRequired', ["import { inputRequired } from './schemas.js';"]],
+      [[], "  const inputRequired = ['name'];", 'inputRequired as sdkInputRequired', ["    const inputRequired = ['name'];", '  const { inputRequired } = state;']],
     ] as const) {
-      const result = tool([...extra], local);
-      expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
-      expect(result.sites[0]!.hint).toBe(`the file declares \`${name}\` (line ${line}), a name the rewrite imports from the SDK; rename it, then run again.`);
+      const result = tool([...extra], local, local ? "answer.action + inputRequired.join(',')" : 'answer.action');
+      expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+      expect(result.typeErrors).toEqual([]);
+      expect(result.text).toMatch(new RegExp(`import \\{[^}]*\\b${alias.replace(/ /g, '\\s+')}\\b[^}]*\\} from '@modelcontextprotocol/server';`));
+      ownLines(result.text, [...own]);
+      expect(result.text).not.toMatch(/ElicitResul\$|inputRequire\$/);
     }
+  });
+
+  it('keeps shorthand properties, destructuring and exports of its own name as they were', () => {
+    const result = tool([
+      "import { ServerContext } from './schemas.js';",
+      'const holder = { ServerContext };',
+      'const { ServerContext: again } = holder;',
+      'function take({ ServerContext }: { ServerContext: string }): string { return ServerContext; }',
+      'export { ServerContext, again, take };',
+    ]);
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    ownLines(result.text, [
+      "import { ServerContext } from './schemas.js';",
+      'const holder = { ServerContext };',
+      'function take({ ServerContext }: { ServerContext: string }): string { return ServerContext; }',
+      'export { ServerContext, again, take };',
+    ]);
+  });
+
+  it('uses the name the file imports the SDK\'s under, without importing it again', () => {
+    const result = tool(["import type { ElicitResult as Answer } from '@modelcontextprotocol/server';", 'export type Reply = Answer;']);
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).not.toMatch(/\bElicitResult\b(?! as Answer)/);
+  });
+
+  it('is refused where its own name stands beside the SDK\'s own import of it', () => {
+    const result = tool(["import type { ElicitResult } from '@modelcontextprotocol/server';", 'export type Reply = ElicitResult;'], "  const inputRequired = 1; type ElicitResult = string; void (null as unknown as ElicitResult);");
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+    expect(result.sites[0]!.hint).toBe("the file declares `ElicitResult` (line 6) beside its import of the SDK's `ElicitResult`, which it hides there; rename the file's own, then run again.");
+  });
+
+  it('is refused in JavaScript, where the rewrite does not alias', () => {
+    const js = file.replace(/\.ts$/, '.js');
+    const result = runPipeline(js, [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "const inputRequired = ['name'];",
+      "export const server = new McpServer({ name: 'n', version: '1' });",
+      "server.registerTool('go', {}, async (ctx) => {",
+      `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+      "  return { content: [{ type: 'text', text: answer.action + inputRequired.length }] };",
+      '});',
+    ].join('\n'));
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+    expect(result.sites[0]!.hint).toBe('the file declares `inputRequired` (line 2), a name the rewrite imports from the SDK, which it aliases in TypeScript only; rename it, then run again.');
   });
 
   it('is migrated when it imports that name from the SDK itself', () => {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeFile, ProjectIndex, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
+import { analyzeFile, ProjectIndex, sdkNameUse, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
 import type { Handler, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
@@ -23,6 +23,7 @@ import { applyEdits, indentAt, indentUnit, literalRanges, newlineOf, pascalCase,
 import { NameAllocator } from '../../src/analysis/names.js';
 import { normalizeEdits } from './normalize.js';
 import { droppedUrlIds, unusedImportEdits } from './urlQuestion.js';
+import { putBack, sdkAliasing, setAside } from './sdkAliases.js';
 
 /**
  * The MRTR rewrite of one file: analyse, then edit. Handlers whose sites all migrate are rewritten
@@ -65,29 +66,40 @@ export const mrtrTransform: Transform = {
       return { changed: kept.text !== undefined, diagnostics: kept.diagnostics, sites: kept.sites, alreadyMigrated: kept.alreadyMigrated };
     }
     const original = compiled.text;
+    // The file's own names that the rewrite imports from the SDK are set aside while it runs (sdkAliases.ts).
+    const aliasing = isJavaScriptFile(compiled.fileName) ? undefined : sdkAliasing(ts, compiled, sdkNameUse(ts, compiled));
+    let working = { sourceFile: compiled, analysis, checker: program.getTypeChecker(), options: program.getCompilerOptions() };
+    const again = (what: string): { sourceFile: ts.SourceFile; analysis: FileAnalysis; checker: ts.TypeChecker; options: ts.CompilerOptions } => {
+      const changed = programOf();
+      const changedFile = changed.getSourceFile(sourceFile.getFilePath())!;
+      // The project's calls of the changed file are its new nodes: index them on the new program.
+      const reanalysed = analyze(changedFile, changed, new ProjectIndex(ts as never, changed as never));
+      // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
+      if (verdictsOf(reanalysed) !== verdictsOf(analysis)) {
+        sourceFile.replaceWithText(original);
+        throw new Error(`${what} changed the verdicts of ${compiled.fileName} (${verdictsOf(analysis)} → ${verdictsOf(reanalysed)})`);
+      }
+      return { sourceFile: changedFile, analysis: reanalysed, checker: changed.getTypeChecker(), options: changed.getCompilerOptions() };
+    };
+    if (aliasing && aliasing.standIns.size > 0) {
+      sourceFile.replaceWithText(setAside(ts, compiled, aliasing));
+      working = again(`setting aside ${[...aliasing.standIns.values()].join(', ')}`);
+    }
     // Loops and conditional expressions around questions are lowered first; the lowered file is
     // analysed again and printed from that plan. Sites are reported where they are in the original.
-    let printed = { sourceFile: compiled, analysis, checker: program.getTypeChecker() };
+    const base = working.sourceFile.text;
     const lowering = normalizeEdits({
-      ts, sourceFile: compiled, text: original, newline: newlineOf(original), unit: indentUnit(original), checker: program.getTypeChecker(),
-      uncheckedIndex: program.getCompilerOptions().noUncheckedIndexedAccess === true,
-    }, analysis);
+      ts, sourceFile: working.sourceFile, text: base, newline: newlineOf(base), unit: indentUnit(base), checker: working.checker,
+      uncheckedIndex: working.options.noUncheckedIndexedAccess === true,
+    }, working.analysis);
     if (lowering.length > 0) {
-      sourceFile.replaceWithText(applyEdits(original, lowering));
-      const lowered = programOf();
-      const loweredFile = lowered.getSourceFile(sourceFile.getFilePath())!;
-      // The project's calls of the lowered file are its new nodes: index them on the lowered program.
-      const again = analyze(loweredFile, lowered, new ProjectIndex(ts as never, lowered as never));
-      // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
-      const verdicts = (a: FileAnalysis): string => `${a.sites.map(s => s.verdict.kind).join(',')}; ${a.plans.map(p => p.questions.length).join(',')}; ${a.helperSplits.length}`;
-      if (verdicts(again) !== verdicts(analysis)) {
-        sourceFile.replaceWithText(original);
-        throw new Error(`lowering loops and conditional expressions changed the verdicts of ${compiled.fileName} (${verdicts(analysis)} → ${verdicts(again)})`);
-      }
-      printed = { sourceFile: loweredFile, analysis: again, checker: lowered.getTypeChecker() };
+      sourceFile.replaceWithText(applyEdits(base, lowering));
+      working = again('lowering loops and conditional expressions');
     }
+    const printed = working;
     const result = rewriteFile(ts, printed.sourceFile, printed.analysis, context.cwd, printed.checker, { shared: context.shared });
-    const text = result.text ?? printed.sourceFile.text;
+    let text = result.text ?? printed.sourceFile.text;
+    if (aliasing) text = putBack(ts, compiled.fileName, text, aliasing);
     if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
     const report = printed.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
     return {
@@ -98,6 +110,11 @@ export const mrtrTransform: Transform = {
     };
   },
 };
+
+/** The verdicts and plans of an analysis, to compare it with the analysis of the file after a change that must keep them. */
+function verdictsOf(a: FileAnalysis): string {
+  return `${a.sites.map(s => s.verdict.kind).join(',')}; ${a.plans.map(p => p.questions.length).join(',')}; ${a.helperSplits.length}`;
+}
 
 /** Why a file that still imports the v1 SDK is not rewritten under --no-sdk-upgrade (the hint of its sites). */
 export const V1_KEPT = 'the file imports the v1 SDK (@modelcontextprotocol/sdk), which --no-sdk-upgrade leaves it on, and the rewrite needs the v2 SDK; run without --no-sdk-upgrade.';
