@@ -68,6 +68,12 @@ export interface SharedRequestState {
   existing?: boolean;
   /** The server constructions (constructionKey) whose codec lives in the module. */
   constructions: ReadonlySet<string>;
+  /**
+   * One of them keeps requestState of its own (a verify hook, or handlers that read their state
+   * unverified): every server of the module is wired through its keepRequestStateHook, and every
+   * rewritten handler reads its state through its migratedRequestState.
+   */
+  keeps: boolean;
   /** Filled by the rewrite: the files that import the module, and the optional helpers they use. */
   importers: Set<string>;
   uses: Set<'elicitAnswerOf' | 'elicitResultOf'>;

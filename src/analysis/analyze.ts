@@ -178,11 +178,29 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
     // A dual-era handler's push calls on 2025-era connections are already migrated (dualEra.ts): no sites.
     scope.raws ??= detectSites(ts, file, scope.resolver).filter(raw => {
       const fn = enclosingHandler(ts, raw.node, scope.index);
-      if (!fn || !isDualEraPush(ts, raw.node, fn, e => scope.resolver.sdkExport(e), checker)) return true;
+      if (!fn) return !legacyOnlyHelper(raw.node);
+      if (!isDualEraPush(ts, raw.node, fn, e => scope.resolver.sdkExport(e), checker)) return true;
       scope.dualEra.add(fn);
       return false;
     });
     return scope.raws;
+  };
+  /**
+   * A push call in a helper that only dual-era handlers call, each from its legacy branch: it runs on
+   * 2025-era connections only, as the push in such a branch does (those handlers are dual-era).
+   */
+  const legacyOnlyHelper = (node: ts.Node): boolean => {
+    let helper: ts.Node | undefined = node.parent;
+    while (helper && !isFunctionLike(ts, helper)) helper = helper.parent;
+    const calls = helper ? reachingCalls(helper as ts.FunctionLikeDeclaration) : [];
+    const handlers = calls.map(call => {
+      const scope = scopeOf(call.getSourceFile());
+      const fn = enclosingHandler(ts, call, scope.index);
+      return fn && isDualEraPush(ts, call, fn, e => scope.resolver.sdkExport(e), checker) ? { fn, scope } : undefined;
+    });
+    if (calls.length === 0 || handlers.some(h => h === undefined)) return false;
+    for (const h of handlers) h!.scope.dualEra.add(h!.fn);
+    return true;
   };
   scopeOf(sourceFile); // the starting file's handlers are known first
   const isTestFile = options.isTestFile ?? commonTestFiles(program?.getCurrentDirectory());
@@ -328,7 +346,8 @@ function fileAnalysis(file: ts.SourceFile, included: ReadonlySet<ts.SourceFile>,
     typed: group.typed,
     suppressions: group.suppressions,
     dualEra: group.dualEra,
-    keptStateHooks: group.keptStateHooks?.filter(k => mine(k.construction)),
+    // The servers built here, and those built elsewhere that this file's handlers are registered on.
+    keptStateHooks: group.keptStateHooks?.filter(k => mine(k.construction) || group.plans.some(p => mine(p.handler.fn) && p.constructions.includes(k.construction))),
   };
 }
 
@@ -841,8 +860,8 @@ const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'p
  * `ctx.mcpReq.requestState()` or returns `inputRequired({ requestState })` by hand. The rewrite mints
  * with a codec an earlier run wrote (writtenCodec.ts); beside a hook of the server's own, or handlers
  * that read their state unverified, it wires its codec so that their states still reach them as before
- * (`kept`), where the server is built in the handler's file (a codec module shared by several files is
- * not composed with a hook).
+ * (`kept`): in the handler's file, or through the codec module the project's plan shares between the
+ * files of a server (sharedCodec.ts).
  */
 function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[], resolver: SdkResolver, checker: ts.TypeChecker | undefined): { problem?: Verdict; kept: KeptStateHook[] } {
   const constructions = serverConstructions(ts, handler.receiver, resolver);
@@ -870,7 +889,8 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
     }
     const hook = ownVerifyHook(ts, option);
     if (!hook) return refused(`the server (line ${lineOf(construction)}) has a requestState option other than { verify: <hook> }, beside which the rewrite cannot wire its codec; migrate this handler by hand with the server's codec.`);
-    if (construction.getSourceFile() !== file) return refused(`the server (${place}) verifies requestState with a hook of its own, beside which the rewrite wires its codec only where the server is built in the handler's file; migrate by hand.`);
+    // A server built in another file shares the codec module the project's plan writes: its hook is kept there.
+    if (construction.getSourceFile() !== file && !resolver.crossFileServers) return refused(`the server (${place}) verifies requestState with a hook of its own and is built in another file, beside which the rewrite wires its codec only when it plans both files; run mrtr-migrate on the project, or migrate by hand.`);
     kept.set(construction, { construction, hook });
   }
   for (const other of handlers) {
@@ -881,8 +901,8 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
     const use = requestStateUse(ts, other.fn);
     if (!use) continue;
     const elsewhere = servers.find(c => c.getSourceFile() !== file);
-    if (elsewhere) {
-      return refused(`${describeHandlers([other])} (line ${lineOf(use)}) keeps a requestState of its own on a server built in another file (${fileLine(elsewhere)}), beside which the rewrite cannot wire its codec; migrate by hand, with one codec for both.`);
+    if (elsewhere && !resolver.crossFileServers) {
+      return refused(`${describeHandlers([other])} (line ${lineOf(use)}) keeps a requestState of its own on a server built in another file (${fileLine(elsewhere)}), beside which the rewrite wires its codec only when it plans both files; run mrtr-migrate on the project, or migrate by hand.`);
     }
     for (const c of servers) {
       if (kept.has(c) || keptBefore.has(c)) continue;

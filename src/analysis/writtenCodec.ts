@@ -70,17 +70,22 @@ export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?:
   let reference = skipOuter(ts, hook);
   // `keepRequestStateHook(codec.verify)`: the codec beside the server's own hook, wired by an earlier run.
   const keeps = ts.isCallExpression(reference) && ts.isIdentifier(reference.expression) && reference.arguments.length === 1 ? reference.expression.text : undefined;
+  // Imported, the hook is the shared module's (a server whose handlers span files).
+  let keptIn: ts.SourceFile | undefined;
   if (keeps !== undefined) {
-    const keepHook = writtenHelpers(ts, file).keepHook;
+    const own = writtenHelpers(ts, file).keepHook;
+    const shared = own ? undefined : importedValue(ts, (reference as ts.CallExpression).expression as ts.Identifier, checker);
+    const keepHook = own ?? (shared && writtenHelpers(ts, shared.file).keepHook);
     const codecRead = keepHook && memberRead(ts, keepHook, 'verify');
-    if (keepHook?.name?.text !== keeps || !codecRead) return undefined;
+    if (keepHook?.name?.text !== (shared?.name ?? keeps) || !codecRead) return undefined;
     reference = codecRead;
+    keptIn = shared?.file;
   }
   if (!ts.isPropertyAccessExpression(reference) || reference.name.text !== 'verify' || !ts.isIdentifier(reference.expression)) return undefined;
   const codec = reference.expression.text;
   const specifier = keeps === undefined ? importedFrom(ts, file, codec) : undefined;
   const imported = specifier === undefined ? undefined : importedValue(ts, reference.expression, checker);
-  const home = specifier === undefined ? file : imported?.file;
+  const home = keptIn ?? (specifier === undefined ? file : imported?.file);
   if (!home) return { option, codec, declaredIn: { specifier: specifier! }, helpers: {}, keeps: false };
   const found = codecDeclaration(ts, home, imported?.name ?? codec);
   if (!found) return undefined;

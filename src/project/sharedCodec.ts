@@ -48,6 +48,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const helperFiles = new Set<string>();
   const sharedHelpers: ProjectPlan['sharedHelpers'] = [];
   const planned = new Map<string, PlannedAnalysis>();
+  const kept = new Set<string>();
   // Files analysed without a checker (src/analysis/withoutChecker.ts) are planned as they are, unless a
   // file analysed with the program links them to it below. The program is built only for the others.
   for (const plain of withoutChecker.values()) planned.set(plain.sourceFile.fileName, plain);
@@ -78,6 +79,9 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
       }
       const constructions = analysis.plans.flatMap(p => p.constructions);
       if (constructions.length === 0) continue;
+      for (const k of analysis.keptStateHooks ?? []) kept.add(constructionKey(tsApi, k.construction));
+      // Wired beside the server's own hook by an earlier run, through the module: its handlers still read through it.
+      for (const c of constructions) if (program && writtenCodecOf(tsApi, c, program.getTypeChecker())?.keeps) kept.add(constructionKey(tsApi, c));
       plans.set(sourceFile.fileName, {
         keys: constructions.map(c => constructionKey(tsApi, c)),
         // A server wired to the shared module an earlier run wrote shares it again, wherever its handlers are.
@@ -106,9 +110,10 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const extension = /\.m?js$/.exec(home)?.[0] ?? '.ts';
   const uses = new Set<'elicitAnswerOf' | 'elicitResultOf'>();
   const existing = [...keys].map(key => program && constructionOfKey(tsApi, program.getSourceFile(fileOfKey(key))!, key)).map(c => c && writtenModuleOf(tsApi, c, program)).find(m => m !== undefined);
+  const keeps = [...kept].some(k => keys.has(k));
   const shared = existing
-    ? { modulePath: existing.fileName, existing: true, constructions: keys, importers: new Set<string>(), uses }
-    : { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, importers: new Set<string>(), uses };
+    ? { modulePath: existing.fileName, existing: true, constructions: keys, keeps, importers: new Set<string>(), uses }
+    : { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, keeps, importers: new Set<string>(), uses };
   return { shared, linked, helperFiles, sharedHelpers, planned };
 }
 
@@ -154,7 +159,7 @@ export function wiredText(tsApi: TS, sourceFile: ts.SourceFile, shared: SharedRe
     .filter(key => fileOfKey(key) === sourceFile.fileName)
     .map(key => constructionOfKey(tsApi, sourceFile, key));
   if (constructions.some(c => c === undefined)) throw new Error(`a server construction of ${sourceFile.fileName} is no longer where the plan found it`);
-  const edits = sharedWiringEdits(tsApi, sourceFile, constructions as ts.NewExpression[], moduleSpecifier(tsApi, sourceFile, shared.modulePath));
+  const edits = sharedWiringEdits(tsApi, sourceFile, constructions as ts.NewExpression[], moduleSpecifier(tsApi, sourceFile, shared.modulePath), shared.keeps);
   return applyEdits(sourceFile.text, edits);
 }
 
@@ -164,6 +169,6 @@ export function wiredText(tsApi: TS, sourceFile: ts.SourceFile, shared: SharedRe
  */
 export function moduleText(tsApi: TS, shared: SharedRequestState, styleOf: ts.SourceFile): string {
   const text = styleOf.text;
-  const module = sharedModuleText({ uses: shared.uses, newline: newlineOf(text), unit: indentUnit(text), quote: importQuote(tsApi, styleOf) });
+  const module = sharedModuleText({ uses: shared.uses, keeps: shared.keeps, newline: newlineOf(text), unit: indentUnit(text), quote: importQuote(tsApi, styleOf) });
   return isJavaScriptFile(shared.modulePath) ? eraseTypes(tsApi, shared.modulePath, module, SUPPORT_TYPES) : module;
 }

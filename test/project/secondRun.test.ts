@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Project } from 'ts-morph';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -193,5 +193,70 @@ describe('a second run on a file whose own names the SDK has too', () => {
 
     const third = await migrate({ cwd: dir, dryRun: true, sdkUpgrade: false });
     expect(third.files.every(f => !f.changed)).toBe(true);
+  });
+});
+
+describe('a server that keeps requestState of its own, its handlers over several files', () => {
+  const FIXTURE = join(REPO, 'fixtures', 'v2-own-codec-across-files');
+  const copy = (side: 'input' | 'output'): string => {
+    const dir = project();
+    rmSync(join(dir, 'server.ts'));
+    for (const name of readdirSync(join(FIXTURE, side))) writeFileSync(join(dir, name), readFileSync(join(FIXTURE, side, name), 'utf8'));
+    return dir;
+  };
+
+  it('the first run keeps the hook through the shared module and says so from the handler\'s file', async () => {
+    const dir = copy('input');
+    const report = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(report.sites.map(s => `${s.file} ${s.status}`)).toEqual(['cancel.ts migrated-for-review']);
+    for (const name of ['index.ts', 'cancel.ts', 'requestState.ts']) expect(readFileSync(join(dir, name), 'utf8')).toBe(readFileSync(join(FIXTURE, 'output', name), 'utf8'));
+    expect(report.diagnostics.filter(d => d.code === 'mrtr/state-hook-kept').map(d => `${d.file} ${d.message}`)).toEqual([
+      "cancel.ts the server's (index.ts:20) own requestState hook (bookingCodec.verify) still verifies the states of its own handlers; the rewritten handlers' states are verified beside it (keepRequestStateHook) and reach only them.",
+    ]);
+  });
+
+  it('where the server\'s own file asks push-style too, it is wired through the hook and reads through the module like the others', async () => {
+    const dir = copy('input');
+    const index = readFileSync(join(dir, 'index.ts'), 'utf8');
+    const ask = `  server.registerTool('rate_stay', { inputSchema: z.object({ hotel: z.string() }) }, async ({ hotel }, ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`Rate \${hotel}?\`, requestedSchema: { type: 'object', properties: { stars: { type: 'integer' } } } });
+    return { content: [{ type: 'text', text: \`\${hotel}: \${answer.action}\` }] };
+  });
+
+  registerCancellation(server);`;
+    writeFileSync(join(dir, 'index.ts'), index.replace('  registerCancellation(server);', ask));
+    const report = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(report.sites.map(s => `${s.file} ${s.status}`).sort()).toEqual(['cancel.ts migrated-for-review', 'index.ts migrated']);
+    const text = readFileSync(join(dir, 'index.ts'), 'utf8');
+    expect(text).toContain('requestState: { verify: keepRequestStateHook(bookingCodec.verify) } });');
+    expect(text).toMatch(/import \{ [^}]*\bkeepRequestStateHook\b[^}]*\bmigratedRequestState\b[^}]* \} from '\.\/requestState\.js';/);
+    expect(text).toContain('const state = migratedRequestState<RateStayState>(ctx);');
+    expect(text.match(/export function keepRequestStateHook/g)).toBeNull();
+  });
+
+  it('a later run mints a tool added since with the module\'s codec and reads its state through the module; the server stays wired as it was', async () => {
+    const dir = copy('output');
+    const index = readFileSync(join(dir, 'index.ts'), 'utf8');
+    const module = readFileSync(join(dir, 'requestState.ts'), 'utf8');
+    writeFileSync(join(dir, 'index.ts'), index.replace("import { registerCancellation } from './cancel.js';", "import { registerCancellation } from './cancel.js';\nimport { registerRating } from './rate.js';").replace('  registerCancellation(server);', '  registerCancellation(server);\n  registerRating(server);'));
+    writeFileSync(join(dir, 'rate.ts'), `import type { McpServer } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+
+export function registerRating(server: McpServer): void {
+  server.registerTool('rate_stay', { inputSchema: z.object({ hotel: z.string() }) }, async ({ hotel }, ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: \`Rate \${hotel}?\`, requestedSchema: { type: 'object', properties: { stars: { type: 'integer' } } } });
+    return { content: [{ type: 'text', text: \`\${hotel}: \${answer.action}\` }] };
+  });
+}
+`);
+    const wired = readFileSync(join(dir, 'index.ts'), 'utf8');
+    const report = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(report.sites.map(s => `${s.file} ${s.handler?.name} ${s.status}`)).toEqual(['rate.ts rate_stay migrated']);
+    expect(readFileSync(join(dir, 'index.ts'), 'utf8')).toBe(wired);
+    expect(readFileSync(join(dir, 'requestState.ts'), 'utf8')).toBe(module);
+    const rate = readFileSync(join(dir, 'rate.ts'), 'utf8');
+    expect(rate).toContain("import { requestStateCodec, requestStateCall, assertStateFor, elicitAnswerOf, elicitResultOf, migratedRequestState } from './requestState.js';");
+    expect(rate).toContain('const state = migratedRequestState<RateStayState>(ctx);');
+    expect(existsSync(join(dir, 'requestState2.ts'))).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -20,7 +21,8 @@ interface Session {
 }
 
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
-const load = async (name: string): Promise<Module> => (await import(resolve(FIXTURES, name, 'output.ts'))) as Module;
+/** A fixture's migrated module: `output.ts`, or the entry `output/index.ts` of one laid out over modules. */
+const load = async (name: string): Promise<Module> => (await import(resolve(FIXTURES, name, existsSync(resolve(FIXTURES, name, 'output.ts')) ? 'output.ts' : 'output/index.ts'))) as Module;
 
 async function open(module: Module, transport: 'http' | 'stdio', authInfo?: AuthInfo): Promise<Session> {
   const client = new Client(
@@ -240,14 +242,14 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     });
   });
 
-  describe('beside a codec of the server\'s own (v2-own-codec)', () => {
+  describe.each(['v2-own-codec', 'v2-own-codec-across-files'])('beside a codec of the server\'s own (%s)', fixture => {
     const book = { name: 'book_trip', arguments: { city: 'Lisbon', travellers: 2 } };
     // Porto is the city cancel_booking carries in its state: a field book_trip's own state has too.
     const cancel = { name: 'cancel_booking', arguments: { reference: 'TD-4471' } };
     const dates = { dates: accept({ from: '2027-03-01', to: '2027-03-08' }) };
 
     it('the server\'s own handler resumes with its own state, through its own hook', async () => {
-      const { s, module } = await session('v2-own-codec', transport);
+      const { s, module } = await session(fixture, transport);
       const before = { ...module.effects };
       const r1 = asked(await s.round('tools/call', book));
       expect(await s.round('tools/call', { ...book, requestState: r1.state, inputResponses: dates })).toMatchObject({ content: [{ type: 'text', text: 'Booked Lisbon for 2, 2027-03-01 to 2027-03-08.' }] });
@@ -255,7 +257,7 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     });
 
     it('its state does not resume a rewritten handler: -32602, nothing cancelled', async () => {
-      const { s, module } = await session('v2-own-codec', transport);
+      const { s, module } = await session(fixture, transport);
       const r1 = asked(await s.round('tools/call', book));
       const before = { ...module.effects };
       // Thrown by the handler (its state check), which McpServer answers as a tool error.
@@ -264,7 +266,7 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     });
 
     it('a rewritten handler\'s state reaches the server\'s own handler as nothing it can read', async () => {
-      const { s, module } = await session('v2-own-codec', transport);
+      const { s, module } = await session(fixture, transport);
       const r1 = asked(await s.round('tools/call', cancel));
       expect(Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8')).toContain('"city":"Porto"');
       const before = { ...module.effects };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type * as ts from 'typescript';
 import { analyzeFile, ProjectIndex, sdkNameUse, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
+import { lineOf } from '../../src/analysis/places.js';
 import type { Handler, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { constructionKey } from '../../src/analysis/servers.js';
@@ -173,7 +174,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     if (shared) Object.assign(moduleNames, importedSharedNames(ts, sourceFile, shared.specifier));
     // Beside requestState the server keeps of its own, the handlers read only the states their codec minted.
     const kept = (analysis.keptStateHooks ?? []).filter(k => k.construction.getSourceFile() === sourceFile);
-    if (kept.length > 0 || written?.keeps) moduleNames.readState = moduleNames.migratedState;
+    if (kept.length > 0 || written?.keeps || shared?.keeps) moduleNames.readState = moduleNames.migratedState;
     const helperNames = new Map<HelperSplit, HelperPartNames>();
     // A helper used across files has its parts' names chosen by the analysis, alike in every file.
     const agreed = (name: string): string => {
@@ -239,7 +240,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
 
   const sites = analysis.sites.map(site => siteReport(ts, sourceFile, site, cwd, literals));
   const alreadyMigrated = analysis.handlers
-    .filter(h => !analysis.sites.some(s => s.context.type === 'handler' && s.context.handler === h) && RETURNS_INPUT_REQUIRED.test(h.fn.getText(sourceFile)))
+    .filter(h => !analysis.sites.some(s => (s.context.type === 'handler' && s.context.handler === h) || (s.context.type === 'helper' && s.context.handlers.includes(h))) && RETURNS_INPUT_REQUIRED.test(h.fn.getText(sourceFile)))
     .map(h => ({ line: sourceFile.getLineAndCharacterOfPosition(h.fn.getStart(sourceFile)).line + 1, method: h.method, name: h.name, dualEra: analysis.dualEra.includes(h.fn) }));
   let rewritten = edits.length > 0 ? applyEdits(text, edits) : undefined;
   // JavaScript: the generated code loses its types again (JSDoc for the State types and state reads).
@@ -255,15 +256,18 @@ function keptHookDiagnostics(sourceFile: ts.SourceFile, analysis: FileAnalysis, 
   if (analysis.plans.length === 0) return [];
   const file = path.relative(cwd, analysis.fileName).split(path.sep).join('/');
   const beside = 'the rewritten handlers\' states are verified beside it (keepRequestStateHook) and reach only them.';
-  return (analysis.keptStateHooks ?? [])
-    .filter(k => k.construction.getSourceFile() === sourceFile)
-    .map(k => ({
+  return (analysis.keptStateHooks ?? []).map(k => {
+    const here = k.construction.getSourceFile() === sourceFile;
+    // A server built in another file is named with its place; the line is the handler file's own only.
+    const server = here ? 'the server\'s' : `the server's (${path.relative(cwd, k.construction.getSourceFile().fileName).split(path.sep).join('/')}:${lineOf(k.construction)})`;
+    return {
       level: 'info' as const, source: 'mrtr' as const, code: 'mrtr/state-hook-kept', file,
-      line: sourceFile.getLineAndCharacterOfPosition(k.construction.getStart(sourceFile)).line + 1,
+      line: here ? lineOf(k.construction) : undefined,
       message: k.hook
-        ? `the server's own requestState hook (${k.hook.getText(sourceFile)}) still verifies the states of its own handlers; ${beside}`
-        : `the server's own handlers read requestState unverified and still get it as it came; ${beside}`,
-    }));
+        ? `${server} own requestState hook (${k.hook.getText(k.construction.getSourceFile())}) still verifies the states of its own handlers; ${beside}`
+        : `${server} own handlers read requestState unverified and still get it as it came; ${beside}`,
+    };
+  });
 }
 
 /**
@@ -271,14 +275,14 @@ function keptHookDiagnostics(sourceFile: ts.SourceFile, analysis: FileAnalysis, 
  * shared plan (then all of the file's handlers do, so the file has one codec). A handler whose server
  * is constructed in another file is only planned when the files are planned together.
  */
-function sharedCodec(ts: TS, sourceFile: ts.SourceFile, plans: HandlerPlan[], shared: SharedRequestState | undefined): { specifier: string } | undefined {
+function sharedCodec(ts: TS, sourceFile: ts.SourceFile, plans: HandlerPlan[], shared: SharedRequestState | undefined): { specifier: string; keeps: boolean } | undefined {
   const keys = plans.flatMap(p => p.constructions.map(c => constructionKey(ts, c)));
   if (!shared || !keys.some(k => shared.constructions.has(k))) {
     const elsewhere = plans.flatMap(p => p.constructions).find(c => c.getSourceFile() !== sourceFile);
     if (elsewhere) throw new Error(`a handler's server is constructed in ${elsewhere.getSourceFile().fileName}, which the plan of this run does not share`);
     return undefined;
   }
-  return { specifier: moduleSpecifier(ts, sourceFile, shared.modulePath) };
+  return { specifier: moduleSpecifier(ts, sourceFile, shared.modulePath), keeps: shared.keeps };
 }
 
 /** The relative specifier of `target` from `sourceFile`, with the extension its other relative imports use. */

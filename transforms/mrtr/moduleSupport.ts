@@ -6,7 +6,7 @@ import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
 import { applyEdits, importQuote, indentAt, indentUnit, newlineOf, type Edit } from './text.js';
 import { eraseTypes } from './eraseTypes.js';
-import { writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
+import { ownVerifyHook, requestStateOption, writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -54,7 +54,7 @@ export interface ModuleSupportInput {
    * The codec lives in a generated module shared by the files of a server (see SharedRequestState):
    * this file imports it from `specifier` instead of declaring it, and keeps its State types.
    */
-  shared?: { specifier: string } | undefined;
+  shared?: { specifier: string; keeps: boolean } | undefined;
   /** The codec an earlier run wrote into this file: minted with again, its union and helpers added to. */
   written?: WrittenCodec | undefined;
   /** Servers of the file that keep requestState of their own: the codec is wired beside that (keepRequestStateHook). */
@@ -114,8 +114,8 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
     addTypes(SUPPORT_TYPE.capabilitiesOf);
   }
   const kept = new Map((input.withCodec ? input.kept ?? [] : []).map(k => [k.construction, k]));
-  if (kept.size > 0 && input.shared) throw new Error(`${sourceFile.fileName}: a server that keeps requestState of its own shares a codec module with other files`);
-  const keeps = kept.size > 0 && !written?.helpers.keepHook;
+  // Shared by several files, the module has the hook (and the file imports it, sharedSpecifiers).
+  const keeps = kept.size > 0 && !input.shared && !written?.helpers.keepHook;
   if (keeps) values.add('ProtocolError').add('ProtocolErrorCode');
   if (keeps) types.add('ServerContext');
   const sharedImport = input.withCodec && input.shared ? sharedImportOf(ts, sourceFile, input.shared.specifier) : undefined;
@@ -128,13 +128,13 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   // Pushed after the block, a new import line lands before it at the same offset (applyEdits).
   edits.push(...importEdits(input, values, types, insertAt));
 
-  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction, kept.get(construction)));
+  for (const construction of input.constructions) edits.push(...wiringEdits(input, construction, kept.get(construction) ?? (input.shared?.keeps ? keptOf(ts, construction) : undefined)));
   return edits;
 }
 
 /** The shared module's names a file imports already, by their role (the local name, aliased or not). */
-export function importedSharedNames(ts: TS, sourceFile: ts.SourceFile, specifier: string): Partial<ModuleNames> {
-  const named: Partial<ModuleNames> = {};
+export function importedSharedNames(ts: TS, sourceFile: ts.SourceFile, specifier: string): Partial<ModuleNames & CodecNames> {
+  const named: Partial<ModuleNames & CodecNames> = {};
   const declaration = sharedImportOf(ts, sourceFile, specifier);
   const elements = declaration && (declaration.importClause!.namedBindings as ts.NamedImports).elements;
   for (const key of SHARED_ROLES) {
@@ -145,7 +145,7 @@ export function importedSharedNames(ts: TS, sourceFile: ts.SourceFile, specifier
 }
 
 /** What a handler file imports from the shared module. */
-const SHARED_ROLES = ['codec', 'callDigest', 'assertState', 'elicitAnswerOf', 'elicitResultOf'] as const;
+const SHARED_ROLES = ['codec', 'callDigest', 'assertState', 'elicitAnswerOf', 'elicitResultOf', 'keepHook', 'migratedState'] as const;
 
 function sharedImportOf(ts: TS, sourceFile: ts.SourceFile, specifier: string): ts.ImportDeclaration | undefined {
   return sourceFile.statements.find((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) &&
@@ -158,6 +158,9 @@ function sharedSpecifiers(input: ModuleSupportInput): Map<string, string> {
   const used: Array<(typeof SHARED_ROLES)[number]> = ['codec', 'callDigest', 'assertState'];
   if (input.usesElicitAnswerOf) used.push('elicitAnswerOf');
   if (input.usesElicitResultOf) used.push('elicitResultOf');
+  // Beside requestState a server keeps of its own: its wiring (where it is built here) and the handlers' reads.
+  if (input.shared?.keeps && input.constructions.length > 0) used.push('keepHook');
+  if (input.shared?.keeps) used.push('migratedState');
   return new Map(used.map(key => [names[key], names[key] === SHARED_NAMES[key] ? names[key] : `${SHARED_NAMES[key]} as ${names[key]}`]));
 }
 
@@ -234,7 +237,7 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
 }
 
 /** The generated module of a server whose handlers span files: one codec, exported with its helpers. */
-export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; newline: string; unit: string; quote: string }): string {
+export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; keeps: boolean; newline: string; unit: string; quote: string }): string {
   const values = ['ProtocolError', 'ProtocolErrorCode', 'createRequestStateCodec'];
   const types = ['ServerContext'];
   const usesElicitAnswerOf = options.uses.has('elicitAnswerOf');
@@ -246,7 +249,7 @@ export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' |
   const q = options.quote;
   const lines = [
     `import { ${[...values.sort(), ...[...new Set(types)].sort().map(t => `type ${t}`)].join(', ')} } from ${q}@modelcontextprotocol/server${q};`,
-    ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, true),
+    ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, true, options.keeps),
   ];
   return lines.join(options.newline) + options.newline;
 }
@@ -255,18 +258,24 @@ export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' |
  * The shared module an earlier run wrote, with the helpers this run's handlers need and it was written
  * without (exported after its last one, their SDK names imported); undefined when it has them all.
  */
-export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>): string | undefined {
+export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>, keeps = false): string | undefined {
   const helpers = writtenHelpers(ts, sourceFile);
   const text = sourceFile.text;
   const unit = indentUnit(text);
   const answerOf = uses.has('elicitAnswerOf') && !helpers.elicitAnswerOf;
   const resultOf = uses.has('elicitResultOf') && !helpers.elicitResultOf;
+  const keepHook = keeps && !helpers.keepHook;
   const last = Object.values(helpers).reduce<ts.FunctionDeclaration | undefined>((a, b) => (!a || b.end > a.end ? b : a), undefined);
-  if ((!answerOf && !resultOf) || !last) return undefined;
+  if ((!answerOf && !resultOf && !keepHook) || !last) return undefined;
   const newline = newlineOf(text);
-  const lines = [...(answerOf ? elicitAnswerOfLines(SHARED_NAMES, unit, 'export ') : []), ...(resultOf ? elicitResultOfLines(SHARED_NAMES, unit, 'export ') : [])];
-  const values = new Set<string>(answerOf ? ['fromJsonSchema', 'inputResponse', 'ProtocolError', 'ProtocolErrorCode'] : []);
-  const types = new Set<string>([...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : [])]);
+  const lines = [
+    ...(answerOf ? elicitAnswerOfLines(SHARED_NAMES, unit, 'export ') : []),
+    ...(resultOf ? elicitResultOfLines(SHARED_NAMES, unit, 'export ') : []),
+    ...(keepHook ? keepHookLines(SHARED_NAMES, unit, 'export ') : []),
+  ];
+  const values = new Set<string>(answerOf || keepHook ? ['ProtocolError', 'ProtocolErrorCode'] : []);
+  if (answerOf) values.add('fromJsonSchema').add('inputResponse');
+  const types = new Set<string>([...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : []), ...(keepHook ? ['ServerContext'] : [])]);
   const input = { ts, sourceFile, text, newline, unit, names: SHARED_NAMES, withCodec: true, usesCapabilitiesOf: false, stateTypes: [], stateTypeNames: [], usesElicitResultOf: resultOf, usesElicitAnswerOf: answerOf, sdkValues: values, sdkTypes: types, constructions: [] };
   const edits = [{ start: last.getEnd(), end: last.getEnd(), text: newline + lines.join(newline) }, ...importEdits(input, values, types, supportOffset(ts, sourceFile))];
   const added = applyEdits(text, edits);
@@ -389,7 +398,7 @@ function codecBlock(input: CodecInput, shared = false, keeps = false): string[] 
   ];
   if (input.usesElicitAnswerOf) block.push(...elicitAnswerOfLines(names, unit, exp));
   if (input.usesElicitResultOf) block.push(...elicitResultOfLines(names, unit, exp));
-  if (keeps) block.push(...keepHookLines(names, unit));
+  if (keeps) block.push(...keepHookLines(names, unit, exp));
   return block;
 }
 
@@ -398,7 +407,7 @@ function codecBlock(input: CodecInput, shared = false, keeps = false): string[] 
  * one hook for both, and the reader that hands the rewritten handlers only the states their codec minted,
  * so neither side can be given the other's state.
  */
-function keepHookLines(names: CodecNames & Pick<ModuleNames, 'codec'>, unit: string): string[] {
+function keepHookLines(names: CodecNames & Pick<ModuleNames, 'codec'>, unit: string, exp = ''): string[] {
   const u2 = unit + unit;
   return [
     '',
@@ -409,7 +418,7 @@ function keepHookLines(names: CodecNames & Pick<ModuleNames, 'codec'>, unit: str
     ` * The server's requestState hook, beside the one it had: a state ${names.codec} minted is verified by it and`,
     ` * reaches only the rewritten handlers (${names.migratedState}); any other state goes to the server's own hook, as before.`,
     ' */',
-    `function ${names.keepHook}(own: (requestState: string, ctx: ServerContext) => unknown): (requestState: string, ctx: ServerContext) => Promise<unknown> {`,
+    `${exp}function ${names.keepHook}(own: (requestState: string, ctx: ServerContext) => unknown): (requestState: string, ctx: ServerContext) => Promise<unknown> {`,
     `${unit}return async (requestState, ctx) => {`,
     `${u2}let state: ${names.stateUnion};`,
     `${u2}try {`,
@@ -422,7 +431,7 @@ function keepHookLines(names: CodecNames & Pick<ModuleNames, 'codec'>, unit: str
     '}',
     '',
     `/** This call's state, if ${names.codec} minted it: a state of the server's own handlers does not resume a rewritten one. */`,
-    `function ${names.migratedState}<T extends ${names.stateUnion}>(ctx: ServerContext): T | undefined {`,
+    `${exp}function ${names.migratedState}<T extends ${names.stateUnion}>(ctx: ServerContext): T | undefined {`,
     `${unit}const value = ctx.mcpReq.requestState<unknown>();`,
     `${unit}if (value === undefined) return undefined;`,
     `${unit}if (typeof value === 'object' && value !== null && ${names.migratedKey} in value) return (value as { [${names.migratedKey}]: T })[${names.migratedKey}];`,
@@ -563,19 +572,27 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
  * A server construction in a file without handlers of its own: wired with the shared module's codec,
  * imported after the file's last import.
  */
-export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructions: ts.NewExpression[], specifier: string): Edit[] {
+export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructions: ts.NewExpression[], specifier: string, keeps = false): Edit[] {
   const text = sourceFile.text;
   const newline = newlineOf(text);
   const input = { ts, sourceFile, text, newline, names: SHARED_NAMES };
   const imports = sourceFile.statements.filter(ts.isImportDeclaration);
   const last = imports[imports.length - 1];
   const quote = importQuote(ts, sourceFile);
-  const line = `import { ${SHARED_NAMES.codec} } from ${quote}${specifier}${quote};`;
+  // Beside requestState a server of the module keeps of its own, every server is wired through the hook that keeps it.
+  const wired = keeps ? 'keepHook' : 'codec';
+  const line = `import { ${SHARED_NAMES[wired]} } from ${quote}${specifier}${quote};`;
   const at = last ? last.getEnd() : 0;
-  const wiring = constructions.flatMap(c => wiringEdits(input, c));
-  // Wired by an earlier run: the codec is imported already.
-  if (importedSharedNames(ts, sourceFile, specifier).codec === SHARED_NAMES.codec) return wiring;
+  const wiring = constructions.flatMap(c => wiringEdits(input, c, keeps ? keptOf(ts, c) : undefined));
+  // Wired by an earlier run: the name is imported already.
+  if (importedSharedNames(ts, sourceFile, specifier)[wired] === SHARED_NAMES[wired]) return wiring;
   return [{ start: at, end: at, text: last ? newline + line : line + newline }, ...wiring];
+}
+
+/** The requestState a server keeps of its own: its verify hook, or none (handlers that read their state unverified). */
+function keptOf(ts: TS, construction: ts.NewExpression): KeptStateHook {
+  const option = requestStateOption(ts, construction);
+  return { construction, hook: option && ownVerifyHook(ts, option) };
 }
 
 /**
@@ -615,6 +632,9 @@ function wiringEdits(input: Pick<ModuleSupportInput, 'ts' | 'sourceFile' | 'text
   // The server's own hook is kept, evaluated where it was; handlers that read their state unverified get it as it came.
   const hook = kept?.hook;
   if (hook) {
+    // Wired by an earlier run.
+    const wired = hook.getText(sourceFile);
+    if (wired.startsWith(`${input.names.keepHook}(`) || wired === `${input.names.codec}.verify`) return [];
     if (ts.isIdentifier(hook) && ts.isShorthandPropertyAssignment(hook.parent)) return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `verify: ${input.names.keepHook}(${hook.text})` }];
     return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `${input.names.keepHook}(${hook.getText(sourceFile)})` }];
   }

@@ -85,7 +85,7 @@ function wireSharedCodec(run: RunState): Entry[] {
   if (shared.existing) {
     // The module an earlier run wrote: added to where the handlers need a helper it was written without.
     const module = byPath.get(path.resolve(shared.modulePath)) ?? writtenModuleEntry(run, shared.modulePath);
-    const text = module?.sourceFile && sharedModuleAdditions(ts as never, module.sourceFile.compilerNode as never, shared.uses);
+    const text = module?.sourceFile && sharedModuleAdditions(ts as never, module.sourceFile.compilerNode as never, shared.uses, shared.keeps);
     if (!module?.sourceFile) {
       undoGroup(run, group, `its codec is in ${rel(shared.modulePath)}, which an earlier run wrote and this run cannot read`);
       return [];

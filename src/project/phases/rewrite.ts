@@ -90,7 +90,7 @@ export function emit(run: RunState): void {
     return swapped.program;
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
-  const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), importers: new Set<string>(), uses: new Set() };
+  const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), keeps: false, importers: new Set<string>(), uses: new Set() };
   const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf, serverTooOld: run.serverTooOld, sdkUpgrade: run.sdkUpgrade });
   // The serving entry's rewrite imports the new server API too.
   const transforms = run.serverTooOld ? run.transforms.filter(t => t.id === 'mrtr') : run.transforms;
@@ -125,7 +125,8 @@ export function emit(run: RunState): void {
     }
     run.sites.push(...found);
     entry.sites = found;
-    run.diagnostics.push(...said);
+    // Said of a server by each file of its handlers (mrtr/state-hook-kept), once.
+    run.diagnostics.push(...said.filter(d => !run.diagnostics.some(o => o.code === d.code && o.file === d.file && o.line === d.line && o.message === d.message)));
     run.alreadyMigrated.push(...already);
     entry.changedBy.push(...changedBy);
   });
