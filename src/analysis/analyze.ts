@@ -873,6 +873,8 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
   const keptBefore = new Set<ts.NewExpression>();
   for (const construction of constructions) {
     const option = requestStateOption(ts, construction);
+    const hidden = option ? undefined : hiddenOptions(ts, construction, checker);
+    if (hidden) return refused(`the server's options (line ${lineOf(construction)}) take \`${hidden}\`, which may hold a requestState option that the rewrite's would replace; write requestState in the options literal of the construction, then run again.`);
     if (!option) continue;
     const place = fileLine(construction);
     const written = writtenCodecOf(ts, construction, checker);
@@ -889,6 +891,9 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
     }
     const hook = ownVerifyHook(ts, option);
     if (!hook) return refused(`the server (line ${lineOf(construction)}) has a requestState option other than { verify: <hook> }, beside which the rewrite cannot wire its codec; migrate this handler by hand with the server's codec.`);
+    // Kept as a function, the method would no longer be called on the option object.
+    const self = ts.isMethodDeclaration(hook) ? thisOf(ts, hook) : undefined;
+    if (self) return refused(`the server's verify method (line ${lineOf(hook)}) reads \`this\` (line ${lineOf(self)}), which the rewrite cannot keep beside its codec; write the hook as a function, then run again.`);
     // A server built in another file shares the codec module the project's plan writes: its hook is kept there.
     if (construction.getSourceFile() !== file && !resolver.crossFileServers) return refused(`the server (${place}) verifies requestState with a hook of its own and is built in another file, beside which the rewrite wires its codec only when it plans both files; run mrtr-migrate on the project, or migrate by hand.`);
     kept.set(construction, { construction, hook });
@@ -912,6 +917,34 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
     }
   }
   return { kept: [...kept.values()] };
+}
+
+/**
+ * What the server's options take that may hold a requestState option the rewrite cannot see (the
+ * wiring would replace it): options given as a value (`options`) or spread into the literal
+ * (`...base`) whose type has a `requestState` property, or any type at all.
+ */
+function hiddenOptions(ts: TS, construction: ts.NewExpression, checker: ts.TypeChecker | undefined): string | undefined {
+  const argument = construction.arguments?.[1];
+  if (!argument || !checker) return undefined;
+  const options = skipOuter(ts, argument);
+  const literal = ts.isObjectLiteralExpression(options);
+  const parts = literal ? options.properties.filter(ts.isSpreadAssignment).map(p => p.expression) : [options];
+  const mayHold = (type: ts.Type): boolean => (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0 || (type.isUnion() ? type.types.some(mayHold) : type.getProperty('requestState') !== undefined);
+  const found = parts.find(part => mayHold(checker.getTypeAtLocation(part)));
+  return found && `${literal ? '...' : ''}${found.getText()}`;
+}
+
+/** The first `this` (or `super`) of a method's own body, outside nested functions that have their own. */
+function thisOf(ts: TS, method: ts.MethodDeclaration): ts.Node | undefined {
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    if (found || ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isClassLike(node)) return;
+    if (node.kind === ts.SyntaxKind.ThisKeyword || node.kind === ts.SyntaxKind.SuperKeyword) found = node;
+    else node.forEachChild(visit);
+  };
+  method.body?.forEachChild(visit);
+  return found;
 }
 
 /**

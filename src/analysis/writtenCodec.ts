@@ -36,7 +36,8 @@ export type WrittenHelper = 'callDigest' | 'assertState' | 'elicitAnswerOf' | 'e
  */
 export interface KeptStateHook {
   construction: ts.NewExpression;
-  hook: ts.Expression | undefined;
+  /** An expression, or a `verify(requestState, ctx) { ... }` method of the option. */
+  hook: ts.Expression | ts.MethodDeclaration | undefined;
 }
 
 /** Each helper by its parameters (names survive the erasure of types in JavaScript) and a telling part of its body. */
@@ -67,6 +68,7 @@ export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?:
   const hook = option && ownVerifyHook(ts, option);
   if (!option || !hook) return undefined;
   const file = construction.getSourceFile();
+  if (ts.isMethodDeclaration(hook)) return undefined;
   let reference = skipOuter(ts, hook);
   // `keepRequestStateHook(codec.verify)`: the codec beside the server's own hook, wired by an earlier run.
   const keeps = ts.isCallExpression(reference) && ts.isIdentifier(reference.expression) && reference.arguments.length === 1 ? reference.expression.text : undefined;
@@ -115,9 +117,10 @@ function importedValue(ts: TS, name: ts.Identifier, checker: ts.TypeChecker | un
 
 /**
  * The hook the server had before the rewrite: `codec.verify` of `requestState: { verify: codec.verify }`
- * (any expression, evaluated where it was); undefined for any other shape of the option.
+ * (any expression, evaluated where it was), or a `verify(requestState, ctx) { ... }` method; undefined
+ * for any other shape of the option.
  */
-export function ownVerifyHook(ts: TS, option: ts.ObjectLiteralElementLike): ts.Expression | undefined {
+export function ownVerifyHook(ts: TS, option: ts.ObjectLiteralElementLike): ts.Expression | ts.MethodDeclaration | undefined {
   if (!ts.isPropertyAssignment(option)) return undefined;
   const value = skipOuter(ts, option.initializer);
   if (!ts.isObjectLiteralExpression(value) || value.properties.length !== 1) return undefined;
@@ -125,6 +128,7 @@ export function ownVerifyHook(ts: TS, option: ts.ObjectLiteralElementLike): ts.E
   const named = verify.name && (ts.isIdentifier(verify.name) || ts.isStringLiteral(verify.name)) && verify.name.text === 'verify';
   if (named && ts.isPropertyAssignment(verify)) return verify.initializer;
   if (named && ts.isShorthandPropertyAssignment(verify)) return verify.name;
+  if (named && ts.isMethodDeclaration(verify) && verify.body && !verify.asteriskToken) return verify;
   return undefined;
 }
 

@@ -750,7 +750,12 @@ describe('a server that already keeps requestState of its own', () => {
       expect(verdicts(analysis)).toEqual(['5 migrate']);
       expect(kept(analysis)).toEqual(['async (s: string) => s']);
     }
-    for (const analysis of Object.values(server("{ requestState: { verify(s: string) { return s; } } }"))) {
+    // A verify method is kept too, as a function (the rewrite checks that it reads no `this`).
+    for (const analysis of Object.values(server('{ requestState: { verify(s: string) { return s; } } }'))) {
+      expect(verdicts(analysis)).toEqual(['5 migrate']);
+      expect(kept(analysis)).toEqual(['verify(s: string) { return s; }']);
+    }
+    for (const analysis of Object.values(server('{ requestState: stateOptions }'))) {
       expect(verdicts(analysis)).toEqual(['5 refuse:unsupported-construct']);
       expect(hint(analysis.sites[0]!)).toBe("the server (line 3) has a requestState option other than { verify: <hook> }, beside which the rewrite cannot wire its codec; migrate this handler by hand with the server's codec.");
       expect(kept(analysis)).toEqual([]);

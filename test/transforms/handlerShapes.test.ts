@@ -781,3 +781,85 @@ describe('a name the rewrite needs that the file imports from another SDK packag
     expect(result.text.split('\n').filter(l => l.startsWith('import') && /\bElicitResult\b/.test(l))).toEqual(["import type { ElicitResult } from '@modelcontextprotocol/client';"]);
   });
 });
+
+describe('a server whose own requestState hook is a verify method', () => {
+  const server = (verify: string[]) => runPipeline(file, [
+    "import { McpServer, createRequestStateCodec, inputRequired, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';",
+    "const own = createRequestStateCodec<{ city: string }>({ key: 'travel-desk-demo-key-0123456789abcdef', ttlSeconds: 300 });",
+    'export const server = new McpServer({ name: \'n\', version: \'1\' }, {',
+    '  requestState: {',
+    ...verify,
+    '  },',
+    '});',
+    "server.registerTool('book', {}, async (ctx): Promise<CallToolResult | InputRequiredResult> => {",
+    '  const state = ctx.mcpReq.requestState<{ city: string }>();',
+    "  if (!state) return inputRequired({ inputRequests: {}, requestState: await own.mint({ city: 'Porto' }, ctx) });",
+    "  return { content: [{ type: 'text', text: state.city }] };",
+    '});',
+    "server.registerTool('go', {}, async (ctx) => {",
+    `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+    "  return { content: [{ type: 'text', text: answer.action }] };",
+    '});',
+  ].join('\n'));
+
+  it('keeps the method as a function, with its body as it was', () => {
+    const result = server([
+      '    async verify(requestState: string, ctx) {',
+      '      // The desk\'s own check.',
+      '      return own.verify(requestState, ctx);',
+      '    },',
+    ]);
+    expect(result.sites.map(s => [s.handler?.name, s.status])).toEqual([['go', 'migrated']]);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain([
+      '    verify: keepRequestStateHook(async function verify(requestState: string, ctx) {',
+      '      // The desk\'s own check.',
+      '      return own.verify(requestState, ctx);',
+      '    }),',
+    ].join('\n'));
+    expect(result.diagnostics.map(d => d.message)).toContain("the server's own requestState hook (its verify method, line 5) still verifies the states of its own handlers; the rewritten handlers' states are verified beside it (keepRequestStateHook) and reach only them.");
+  });
+
+  it('is refused where the method reads this, which a function would not have', () => {
+    const result = server([
+      '    async verify(requestState: string, ctx) {',
+      "      console.error('verifying with', Object.keys(this));",
+      '      return own.verify(requestState, ctx);',
+      '    },',
+    ]);
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+    expect(result.sites[0]!.hint).toBe("the server's verify method (line 5) reads `this` (line 6), which the rewrite cannot keep beside its codec; write the hook as a function, then run again.");
+  });
+});
+
+describe('a server whose options the rewrite cannot read whole', () => {
+  const server = (options: string[], construct: string) => runPipeline(file, [
+    "import { McpServer, createRequestStateCodec, type ServerOptions } from '@modelcontextprotocol/server';",
+    "const own = createRequestStateCodec<{ city: string }>({ key: 'travel-desk-demo-key-0123456789abcdef', ttlSeconds: 300 });",
+    ...options,
+    `export const server = ${construct};`,
+    "server.registerTool('go', {}, async (ctx) => {",
+    `  const answer = await ctx.mcpReq.elicitInput(${CONFIRM});`,
+    "  return { content: [{ type: 'text', text: answer.action }] };",
+    '});',
+  ].join('\n'));
+
+  it('is refused where they may hold a requestState option the rewrite\'s would replace', () => {
+    for (const [options, construct, shown] of [
+      [['const options = { requestState: { verify: own.verify } };'], "new McpServer({ name: 'n', version: '1' }, options)", '`options`'],
+      [['const base = { requestState: { verify: own.verify } };'], "new McpServer({ name: 'n', version: '1' }, { ...base, capabilities: {} })", '`...base`'],
+      [['declare const options: ServerOptions;'], "new McpServer({ name: 'n', version: '1' }, options)", '`options`'],
+    ] as const) {
+      const result = server([...options], construct);
+      expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+      expect(result.sites[0]!.hint).toBe(`the server's options (line 4) take ${shown}, which may hold a requestState option that the rewrite's would replace; write requestState in the options literal of the construction, then run again.`);
+    }
+  });
+
+  it('is migrated where what they take has no requestState', () => {
+    const result = server(["const options = { capabilities: { tools: {} } };"], "new McpServer({ name: 'n', version: '1' }, { ...options })");
+    expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain('{ ...options, requestState: { verify: requestStateCodec.verify } }');
+  });
+});

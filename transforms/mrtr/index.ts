@@ -248,11 +248,11 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const sdkTypes = [...rewrites.values()].flatMap(r => [...r.sdkTypes]);
     rewritten = eraseTypes(ts, sourceFile.fileName, rewritten, [...sdkTypes, ...SUPPORT_TYPES]);
   }
-  return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(sourceFile, analysis, cwd)] };
+  return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(ts, sourceFile, analysis, cwd)] };
 }
 
 /** What the report says of each server whose own requestState the rewrite wires its codec beside (the first time: keptStateHooks). */
-function keptHookDiagnostics(sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): Diagnostic[] {
+function keptHookDiagnostics(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string): Diagnostic[] {
   if (analysis.plans.length === 0) return [];
   const file = path.relative(cwd, analysis.fileName).split(path.sep).join('/');
   const beside = 'the rewritten handlers\' states are verified beside it (keepRequestStateHook) and reach only them.';
@@ -264,7 +264,7 @@ function keptHookDiagnostics(sourceFile: ts.SourceFile, analysis: FileAnalysis, 
       level: 'info' as const, source: 'mrtr' as const, code: 'mrtr/state-hook-kept', file,
       line: here ? lineOf(k.construction) : undefined,
       message: k.hook
-        ? `${server} own requestState hook (${k.hook.getText(k.construction.getSourceFile())}) still verifies the states of its own handlers; ${beside}`
+        ? `${server} own requestState hook (${ts.isMethodDeclaration(k.hook) ? `its verify method, line ${lineOf(k.hook)}` : k.hook.getText(k.construction.getSourceFile())}) still verifies the states of its own handlers; ${beside}`
         : `${server} own handlers read requestState unverified and still get it as it came; ${beside}`,
     };
   });

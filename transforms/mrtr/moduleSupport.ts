@@ -636,6 +636,12 @@ function wiringEdits(input: Pick<ModuleSupportInput, 'ts' | 'sourceFile' | 'text
     const wired = hook.getText(sourceFile);
     if (wired.startsWith(`${input.names.keepHook}(`) || wired === `${input.names.codec}.verify`) return [];
     if (ts.isIdentifier(hook) && ts.isShorthandPropertyAssignment(hook.parent)) return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `verify: ${input.names.keepHook}(${hook.text})` }];
+    if (ts.isMethodDeclaration(hook)) {
+      // `async verify(s, ctx) { ... }` → `verify: keepRequestStateHook(async function verify(s, ctx) { ... })`.
+      const modifiers = (hook.modifiers ?? []).map(m => m.getText(sourceFile)).join(' ');
+      const fn = `${modifiers ? `${modifiers} ` : ''}function ${text.slice(hook.name.getStart(sourceFile), hook.getEnd())}`;
+      return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `verify: ${input.names.keepHook}(${fn})` }];
+    }
     return [{ start: hook.getStart(sourceFile), end: hook.getEnd(), text: `${input.names.keepHook}(${hook.getText(sourceFile)})` }];
   }
   const option = kept ? `requestState: { verify: ${input.names.keepHook}((requestState: string) => requestState) }` : `requestState: { verify: ${input.names.codec}.verify }`;
