@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import fg from 'fast-glob';
 import ignore from 'ignore';
@@ -28,7 +28,8 @@ export interface Discovery {
 
 /**
  * The source files a run reads. Folders are walked without following symbolic links (a link can
- * point outside the project or back up into it), pruning ignored folders before reading them.
+ * point outside the project or back up into it), pruning ignored folders before reading them; a link
+ * given by name is followed, as the user asked for what it points to.
  */
 export function discoverSources(options: DiscoverOptions): Discovery {
   const gitignore = new GitignoreRules(options.ignoreRoot);
@@ -68,10 +69,17 @@ export function discoverSources(options: DiscoverOptions): Discovery {
   };
 
   for (const input of options.inputs) {
-    const absolute = path.resolve(options.cwd, input);
-    const stat = lstatOrUndefined(absolute);
+    let absolute = path.resolve(options.cwd, input);
+    let stat = lstatOrUndefined(absolute);
+    // A link given by name is followed, to where it points (files are read and written there); the
+    // links met while walking are not.
+    const target = stat?.isSymbolicLink() ? realpathOrUndefined(absolute) : undefined;
+    if (target !== undefined) {
+      absolute = target;
+      stat = lstatOrUndefined(target);
+    }
     if (stat?.isSymbolicLink()) {
-      symlinks.add(absolute);
+      throw new MigrateError(`${input} is a symbolic link that leads nowhere (its target does not exist, or links loop); pass the file or folder it should point to.`);
     } else if (stat?.isDirectory()) {
       walk(absolute);
     } else if (stat?.isFile()) {
@@ -107,6 +115,14 @@ export function discoverSources(options: DiscoverOptions): Discovery {
     }
   }
   return { files: [...files].sort(), symlinks: [...symlinks].sort() };
+}
+
+function realpathOrUndefined(file: string): string | undefined {
+  try {
+    return realpathSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 function lstatOrUndefined(file: string): ReturnType<typeof lstatSync> | undefined {

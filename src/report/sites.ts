@@ -1,4 +1,4 @@
-import { diffOfLines } from './diff.js';
+import { diffOfLines, lineMapper } from './diff.js';
 import type { FileReport, RunReport, SiteReport } from './model.js';
 import { STATUS_LABEL } from './summary.js';
 
@@ -11,11 +11,15 @@ export function fileOf(report: RunReport, site: SiteReport): FileReport | undefi
   return report.files.find(f => f.file === site.file);
 }
 
-/** The diff of the site's handler: what the rewrite did to it (SDK-stage edits excluded). */
+/**
+ * The diff of the site's handler, from the user's text to the file as the run left it (the v1-to-v2
+ * stage's edits to it included). `handlerLines` count lines of the text the rewrite started from.
+ */
 export function handlerDiff(report: RunReport, site: SiteReport): string {
   const file = fileOf(report, site);
   if (!file || !site.handlerLines) return '';
-  return diffOfLines(site.file, file.afterSdkUpgrade, file.after, site.handlerLines);
+  const toRead = file.afterSdkUpgrade === file.before ? (line: number) => line : lineMapper(file.before, file.afterSdkUpgrade);
+  return diffOfLines(site.file, file.before, file.after, { start: toRead(site.handlerLines.start), end: toRead(site.handlerLines.end) });
 }
 
 export function verdictText(site: SiteReport): string {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -220,6 +220,27 @@ describe('where the run refuses to start', () => {
     const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
     expect(report.summary.filesScanned).toBe(2);
     expect(report.diagnostics.find((d: any) => d.code === 'cli/symlinks').message).toMatch(/^4 symbolic link\(s\) not followed/);
+  });
+
+  it('follows a symbolic link given by name, to the folder it points to; one that leads nowhere is refused in one line', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    symlinkSync('src', path.join(dir, 'code'));
+    const before = readFileSync(path.join(dir, 'src/server.ts'), 'utf8');
+    const dry = runCli(dir, ['--dry-run', '--format', 'json', 'code']);
+    expect(dry.code).toBe(0);
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.summary.filesScanned).toBe(2);
+    expect(report.diagnostics.some((d: any) => d.code === 'cli/symlinks')).toBe(false);
+    const run = runCli(dir, ['code']);
+    expect(run.code).toBe(0);
+    // Written where the link points; the link stays a link.
+    expect(readFileSync(path.join(dir, 'src/server.ts'), 'utf8')).not.toBe(before);
+    expect(lstatSync(path.join(dir, 'code')).isSymbolicLink()).toBe(true);
+    symlinkSync('missing', path.join(dir, 'gone'));
+    const gone = runCli(dir, ['--dry-run', 'gone']);
+    expect(gone.code).toBe(2);
+    expect(oneLine(gone.stderr)).toBe(true);
+    expect(gone.stderr).toMatch(/^mrtr-migrate: gone is a symbolic link that leads nowhere/);
   });
 
   it('exits 2 on an empty folder, with the cause on one line', () => {

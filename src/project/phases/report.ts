@@ -1,4 +1,4 @@
-import type { Diagnostic, FileReport, RunReport, ServingEntryReport } from '../../report/model.js';
+import type { Diagnostic, FileReport, RunReport, ServingEntryReport, SiteReport } from '../../report/model.js';
 import { detectFormatter, shellQuote } from '../formatter.js';
 import { sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { restoreShape, splitBom } from '../sourceText.js';
@@ -12,6 +12,7 @@ export function report(run: RunState): RunReport {
     ...run.unreadable,
     ...run.entries.map(entry => fileReport(entry, written.includes(entry.read.path))),
   ].sort((a, b) => a.file.localeCompare(b.file));
+  const serving = servingEntries(run.diagnostics, run.entries);
   return {
     schemaVersion: 1,
     tool: { name: 'mrtr-migrate', version: toolVersion() },
@@ -33,15 +34,28 @@ export function report(run: RunState): RunReport {
     filesScanned: run.files.length,
     filesParsed: run.filesParsed,
     files,
-    sites: run.sites.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column),
+    sites: withoutServingTodo(run.sites.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column), serving),
     alreadyMigrated: run.alreadyMigrated,
-    servingEntries: servingEntries(run.diagnostics, run.entries),
+    servingEntries: serving,
     diagnostics: run.diagnostics,
     packageJsonChanges: run.packageJsonChanges,
     formatCommand: formatter ? `${formatter.command} ${written.map(f => shellQuote(run.rel(f))).join(' ')}` : undefined,
     interrupted: run.interrupted,
   };
 }
+
+/**
+ * A migrated site's to-do of serving the 2026-07-28 era is done where the run found serving entries
+ * and every one of them serves it now (moved to serveStdio by this run, or through serveStdio /
+ * createMcpHandler already). With none found, or one left to move by hand, it stays.
+ */
+function withoutServingTodo(sites: SiteReport[], serving: ServingEntryReport[]): SiteReport[] {
+  if (serving.length === 0 || serving.some(e => e.status === 'manual')) return sites;
+  return sites.map(site => ({ ...site, todo: site.todo.filter(t => !t.startsWith(SERVE_TODO)) }));
+}
+
+/** How the rewrite's to-do of serving the 2026-07-28 era begins (transforms/mrtr siteReport). */
+const SERVE_TODO = 'Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...)';
 
 function fileReport(entry: Entry, written: boolean): FileReport {
   const after = splitBom(restoreShape(sourceTextOf(entry), entry.shape)).text;

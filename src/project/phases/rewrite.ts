@@ -15,6 +15,9 @@ import { projectTestFiles } from '../testFiles.js';
 import { typeErrorsOf } from '../typeCheck.js';
 import type { LoadedTsconfig } from '../tsconfig.js';
 
+/** The v1 call a v2 API came from in the v1-to-v2 stage (the others keep their names). */
+const V1_API: Partial<Record<SiteReport['api'], SiteReport['api']>> = { 'ctx.mcpReq.send': 'extra.sendRequest' };
+
 /**
  * Every file is analysed against one program, the project after the SDK stage: one checker and one
  * cross-file index for the whole rewrite, and each file sees the others as they are before it.
@@ -102,6 +105,9 @@ export function emit(run: RunState): void {
     const already: RunReport['alreadyMigrated'] = [];
     const changedBy: string[] = [];
     let current = '';
+    // A file the v1-to-v2 stage upgraded: its calls are named as the user wrote them, on the v1 SDK.
+    const upgraded = run.v1.includes(entry) && entry.afterSdkUpgrade !== entry.read.text;
+    const asRead = (site: SiteReport): Pick<SiteReport, 'sdk' | 'api'> => (upgraded && site.sdk === 'v2' ? { sdk: 'v1', api: V1_API[site.api] ?? site.api } : { sdk: site.sdk, api: site.api });
     try {
       for (const transform of transforms) {
         current = transform.id;
@@ -111,7 +117,7 @@ export function emit(run: RunState): void {
         plan.planned.delete(sourceFile.getFilePath());
         // Every location in the report is a line of the file as it is on disk, whichever stage found it.
         const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
-        found.push(...result.sites.map(site => ({ ...site, line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
+        found.push(...result.sites.map(site => ({ ...site, ...asRead(site), line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
         said.push(...result.diagnostics.map(d => (d.line === undefined ? d : { ...d, line: toDisk(d.line) })));
         already.push(...result.alreadyMigrated.map(a => ({ file: entry.rel, ...a, line: toDisk(a.line) })));
         if (result.changed) changedBy.push(transform.id);
