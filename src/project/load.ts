@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Project, ts, type ResolutionHost, type ResolutionHostFactory, type SourceFile } from 'ts-morph';
 import { classify, type FileRole } from './prefilter.js';
 import { standardPath } from './sourceFiles.js';
@@ -17,13 +17,29 @@ export interface ReadFile {
   role: FileRole;
 }
 
-/** Larger sources are generated or vendored, not hand-written servers: listed, never parsed. */
+/**
+ * Larger sources the text check would have parsed are generated or vendored, not hand-written
+ * servers: listed, never parsed. A parsed file's cost grows linearly with its size (about 2.5 s and
+ * 250 MiB more per MB for a v2 server file, 9 s and 700 MiB for a v1 one: scripts/bench-file-size.mjs),
+ * so this bounds one file's cost; a file the text check skips costs a read and a few regular
+ * expressions at any size up to MAX_READ_BYTES.
+ */
 export const MAX_SOURCE_BYTES = 5 * 1024 * 1024;
 
+/** Beyond this a file is not even read. */
+export const MAX_READ_BYTES = 64 * 1024 * 1024;
+
 export function readSource(path: string, sdkUpgrade: boolean): ReadFile {
-  const raw = decodeSource(readFileSync(path));
+  const size = statSync(path).size;
+  if (size > MAX_READ_BYTES) throw new Error(`it is ${(size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_READ_BYTES / 1024 / 1024} MB limit for source files`);
+  const bytes = readFileSync(path);
+  const raw = decodeSource(bytes);
   const { text } = splitBom(raw);
-  return { path, raw, text, role: classify(text, sdkUpgrade) };
+  const role = classify(text, sdkUpgrade);
+  if (role !== 'skip' && bytes.length > MAX_SOURCE_BYTES) {
+    throw new Error(`it is ${(bytes.length / 1024 / 1024).toFixed(1)} MB, over the ${MAX_SOURCE_BYTES / 1024 / 1024} MB limit for the files the run parses`);
+  }
+  return { path, raw, text, role };
 }
 
 /**
@@ -31,8 +47,8 @@ export function readSource(path: string, sdkUpgrade: boolean): ReadFile {
  * Latin-1 or UTF-16 file decoded as UTF-8 would replace its characters for good.
  */
 export function decodeSource(bytes: Buffer): string {
-  if (bytes.length > MAX_SOURCE_BYTES) {
-    throw new Error(`it is ${(bytes.length / 1024 / 1024).toFixed(1)} MB, over the ${MAX_SOURCE_BYTES / 1024 / 1024} MB limit for source files`);
+  if (bytes.length > MAX_READ_BYTES) {
+    throw new Error(`it is ${(bytes.length / 1024 / 1024).toFixed(1)} MB, over the ${MAX_READ_BYTES / 1024 / 1024} MB limit for source files`);
   }
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
     throw new Error('it is UTF-16 encoded; convert it to UTF-8 to migrate it');

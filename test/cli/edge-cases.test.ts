@@ -53,6 +53,18 @@ describe('files the run must not break', () => {
     expect(read(dir, 'src/server.ts')).toContain('inputRequired');
   });
 
+  it('reads a large generated file with no MCP code as any other: no error, exit 0', () => {
+    const dir = makeProject('v2-server', { nodeModules: true });
+    const rows = Array.from({ length: 150_000 }, (_, i) => `  { id: ${i}, name: 'item-${i}', tags: ['t${i % 7}'] },`);
+    writeFileSync(path.join(dir, 'src/generated.ts'), `export const ROWS = [\n${rows.join('\n')}\n];\n`);
+    expect(statSync(path.join(dir, 'src/generated.ts')).size).toBeGreaterThan(5 * 1024 * 1024);
+    const run = runCli(dir, ['--dry-run', '--format', 'json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(read(dir, 'mrtr-migrate-report.json'));
+    expect(report.files.filter((f: any) => f.error)).toEqual([]);
+    expect(report.sites.length).toBeGreaterThan(0);
+  });
+
   it('does not write a read-only file and says so; the run still completes', () => {
     const dir = makeProject('v2-server', { nodeModules: true });
     const file = path.join(dir, 'src/server.ts');
