@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPipeline } from './pipeline.js';
@@ -684,6 +685,17 @@ describe('a file that declares a name the rewrite imports from the SDK', () => {
       ownLines(result.text, [...own]);
       expect(result.text).not.toMatch(/ElicitResul\$|inputRequire\$/);
     }
+  });
+
+  it('aliases in a handler the rewrite lowers first (a question in a loop)', () => {
+    const input = readFileSync(join(import.meta.dirname, '../../fixtures/v2-loop-until-valid/input.ts'), 'utf8');
+    const own = 'type ElicitResult = { accepted: boolean };\nexport const lastResult: ElicitResult = { accepted: false };\n';
+    const result = runPipeline(file, input.replace("import * as z from 'zod/v4';\n", `import * as z from 'zod/v4';\n${own}`));
+    expect(result.sites.every(s => s.status.startsWith('migrated'))).toBe(true);
+    expect(result.typeErrors).toEqual([]);
+    expect(result.text).toContain(own);
+    expect(result.text).toMatch(/type ElicitResult as SdkElicitResult/);
+    expect(result.text).not.toMatch(/ElicitResul\$/);
   });
 
   it('keeps shorthand properties, destructuring and exports of its own name as they were', () => {
