@@ -729,6 +729,12 @@ describe('a file that declares a name the rewrite imports from the SDK', () => {
     expect(result.sites[0]!.hint).toBe("the file declares `ElicitResult` (line 6) beside its import of the SDK's `ElicitResult`, which it hides there; rename the file's own, then run again.");
   });
 
+  it('is refused where the file imports or exports such a name as itself, which could not be put back as written', () => {
+    const result = tool(["import { inputRequired as inputRequired } from './schemas.js';", 'export const needed = inputRequired;']);
+    expect(result.sites.map(s => [s.status, s.reason])).toEqual([['refused', 'unsupported-construct']]);
+    expect(result.sites[0]!.hint).toBe('the file imports `inputRequired as inputRequired` (line 2), and `inputRequired` is a name the rewrite imports from the SDK; write it `inputRequired`, then run again.');
+  });
+
   it('is refused in JavaScript, where the rewrite does not alias', () => {
     const js = file.replace(/\.ts$/, '.js');
     const result = runPipeline(js, [
