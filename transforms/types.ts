@@ -74,6 +74,12 @@ export interface SharedRequestState {
    * rewritten handler reads its state through its migratedRequestState.
    */
   keeps: boolean;
+  /**
+   * With `keeps`, the file of a server an earlier run wired to the module without the keep hook: the
+   * handlers it rewrote read their state as it comes, new ones would read it through the hook, so the
+   * group is undone (phases/group.ts).
+   */
+  wiredPlain?: string | undefined;
   /** Filled by the rewrite: the files that import the module, and the optional helpers they use. */
   importers: Set<string>;
   uses: Set<'elicitAnswerOf' | 'elicitResultOf'>;

@@ -1,7 +1,7 @@
 import type * as ts from 'typescript';
 import { analyzeCallOptions, type CallOptions } from './callOptions.js';
 import { ContextFinder } from './context.js';
-import { bindingIdentifiers, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
+import { isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { detectSites, memberValue, urlMembers, type RawSite } from './detect.js';
 import { isDualEraPush } from './dualEra.js';
 import { sideEffectsBefore } from './effects.js';
@@ -23,7 +23,7 @@ import { frameworkHint, ownCodeContext, ownCodeHint, type FrameworkName } from '
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
 import { mintsWith, ownVerifyHook, requestStateOption, writtenCodecOf, type KeptStateHook } from './writtenCodec.js';
-import { sdkNameUse, type SdkNameUse } from './sdkNames.js';
+import { sdkNameUse } from './sdkNames.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, LiveLocal, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
 
@@ -844,13 +844,9 @@ function wiringProblem(ts: TS, handler: Handler, resolver: SdkResolver): Verdict
 
 /** Where the file's own names cannot stand beside the SDK names the rewrite imports (sdkNames.ts; it aliases them otherwise). */
 function nameClash(ts: TS, handler: Handler): Verdict | undefined {
-  const file = handler.fn.getSourceFile();
-  let use = nameUses.get(file);
-  if (!use) nameUses.set(file, (use = sdkNameUse(ts, file)));
-  return use.problem === undefined ? undefined : refuse('unsupported-construct', use.problem);
+  const problem = sdkNameUse(ts, handler.fn.getSourceFile()).problem;
+  return problem === undefined ? undefined : refuse('unsupported-construct', problem);
 }
-
-const nameUses = new WeakMap<ts.SourceFile, SdkNameUse>();
 
 /** SDK server members a subclass may not override for its handlers to be rewritten. */
 const OVERRIDE_SENSITIVE = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource', 'setRequestHandler', 'connect', 'server', 'elicitInput', 'createMessage', 'listRoots', 'request']);

@@ -80,8 +80,19 @@ function isTypeOnlyImport(ts: TS, specifier: ts.ImportSpecifier): boolean {
   return specifier.isTypeOnly || specifier.parent.parent.isTypeOnly;
 }
 
-/** Where the file declares a name the rewrite imports, or imports it from the SDK under another name. */
+/**
+ * Where the file declares a name the rewrite imports, or imports it from the SDK under another name
+ * (once per file: the analysis asks for each handler, the transform again).
+ */
 export function sdkNameUse(ts: TS, file: ts.SourceFile): SdkNameUse {
+  let use = uses.get(file);
+  if (!use) uses.set(file, (use = scan(ts, file)));
+  return use;
+}
+
+const uses = new WeakMap<ts.SourceFile, SdkNameUse>();
+
+function scan(ts: TS, file: ts.SourceFile): SdkNameUse {
   const use: SdkNameUse = { declared: new Map(), importedAs: new Map() };
   const ownImport = new Map<string, ts.Identifier>();
   // `import { a as a }`, `export { a as a }`: the name the rewrite sets aside while it runs could not be put back as written.

@@ -49,6 +49,8 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const sharedHelpers: ProjectPlan['sharedHelpers'] = [];
   const planned = new Map<string, PlannedAnalysis>();
   const kept = new Set<string>();
+  // What an earlier run wired into each server (by constructionKey): the codec module it imports, and whether through the keep hook.
+  const earlier = new Map<string, { module: ts.SourceFile | undefined; keeps: boolean }>();
   // Files analysed without a checker (src/analysis/withoutChecker.ts) are planned as they are, unless a
   // file analysed with the program links them to it below. The program is built only for the others.
   for (const plain of withoutChecker.values()) planned.set(plain.sourceFile.fileName, plain);
@@ -80,12 +82,16 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
       const constructions = analysis.plans.flatMap(p => p.constructions);
       if (constructions.length === 0) continue;
       for (const k of analysis.keptStateHooks ?? []) kept.add(constructionKey(tsApi, k.construction));
-      // Wired beside the server's own hook by an earlier run, through the module: its handlers still read through it.
-      for (const c of constructions) if (program && writtenCodecOf(tsApi, c, program.getTypeChecker())?.keeps) kept.add(constructionKey(tsApi, c));
+      for (const c of constructions) {
+        const key = constructionKey(tsApi, c);
+        if (!earlier.has(key)) earlier.set(key, earlierWiring(tsApi, c, program));
+        // Wired beside the server's own hook by an earlier run, through the module: its handlers still read through it.
+        if (earlier.get(key)!.keeps) kept.add(key);
+      }
       plans.set(sourceFile.fileName, {
         keys: constructions.map(c => constructionKey(tsApi, c)),
         // A server wired to the shared module an earlier run wrote shares it again, wherever its handlers are.
-        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || writtenModuleOf(tsApi, c, program) !== undefined),
+        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || earlier.get(constructionKey(tsApi, c))!.module !== undefined),
       });
     }
   }
@@ -109,18 +115,22 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in phases/group.ts).
   const extension = /\.m?js$/.exec(home)?.[0] ?? '.ts';
   const uses = new Set<'elicitAnswerOf' | 'elicitResultOf'>();
-  const existing = [...keys].map(key => program && constructionOfKey(tsApi, program.getSourceFile(fileOfKey(key))!, key)).map(c => c && writtenModuleOf(tsApi, c, program)).find(m => m !== undefined);
+  const existing = [...keys].map(key => earlier.get(key)?.module).find(m => m !== undefined);
   const keeps = [...kept].some(k => keys.has(k));
+  // Handlers an earlier run rewrote on a server wired to the module without the keep hook read their
+  // state as it comes; beside a server that keeps its own, the new ones would read it through the hook.
+  const plain = keeps ? [...keys].find(k => earlier.get(k)?.module !== undefined && !earlier.get(k)!.keeps) : undefined;
+  const wiredPlain = plain && fileOfKey(plain);
   const shared = existing
-    ? { modulePath: existing.fileName, existing: true, constructions: keys, keeps, importers: new Set<string>(), uses }
+    ? { modulePath: existing.fileName, existing: true, constructions: keys, keeps, wiredPlain, importers: new Set<string>(), uses }
     : { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, keeps, importers: new Set<string>(), uses };
   return { shared, linked, helperFiles, sharedHelpers, planned };
 }
 
-/** The module an earlier run wrote the server's codec into, when the server imports its codec from one. */
-function writtenModuleOf(tsApi: TS, construction: ts.NewExpression, program: ts.Program | undefined): ts.SourceFile | undefined {
+/** The module an earlier run wrote the server's codec into, when the server imports its codec from one, and whether it is wired through the keep hook. */
+function earlierWiring(tsApi: TS, construction: ts.NewExpression, program: ts.Program | undefined): { module: ts.SourceFile | undefined; keeps: boolean } {
   const written = program && writtenCodecOf(tsApi, construction, program.getTypeChecker());
-  return written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined;
+  return { module: written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined, keeps: written?.keeps ?? false };
 }
 
 /** Groups that share a file become one group. */

@@ -260,3 +260,37 @@ export function registerRating(server: McpServer): void {
     expect(existsSync(join(dir, 'requestState2.ts'))).toBe(false);
   });
 });
+
+describe('a codec module an earlier run wired without the keep hook, joined by a server that keeps requestState of its own', () => {
+  it('undoes the group with that reason, where the new handlers would read their state one way and the old ones the other', async () => {
+    const dir = project();
+    rmSync(join(dir, 'server.ts'));
+    const fixture = join(REPO, 'fixtures', 'v2-tools-across-files', 'output');
+    for (const name of readdirSync(fixture)) writeFileSync(join(dir, name), readFileSync(join(fixture, name), 'utf8'));
+    const ask = (name: string) => `  server.registerTool('${name}', { inputSchema: z.object({}) }, async (_args, ctx) => {
+    const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', properties: {} } });
+    return { content: [{ type: 'text', text: answer.action }] };
+  });`;
+    const register = (fn: string, name: string) => `import type { McpServer } from '@modelcontextprotocol/server';\nimport * as z from 'zod/v4';\n\nexport function ${fn}(server: McpServer): void {\n${ask(name)}\n}\n`;
+    writeFileSync(join(dir, 'late.ts'), register('registerLate', 'late'));
+    writeFileSync(join(dir, 'deskTools.ts'), register('registerDesk', 'desk_check'));
+    writeFileSync(join(dir, 'desk.ts'), [
+      "import { McpServer, createRequestStateCodec } from '@modelcontextprotocol/server';",
+      "import { registerDesk } from './deskTools.js';",
+      "const own = createRequestStateCodec<{ step: string }>({ key: 'travel-desk-demo-key-0123456789abcdef', ttlSeconds: 300 });",
+      'export function createDesk(): McpServer {',
+      "  const desk = new McpServer({ name: 'desk', version: '1' }, { requestState: { verify: own.verify } });",
+      '  registerDesk(desk);',
+      '  return desk;',
+      '}',
+      '',
+    ].join('\n'));
+    const index = readFileSync(join(dir, 'index.ts'), 'utf8');
+    writeFileSync(join(dir, 'index.ts'), index.replace("import { registerNoteTools } from './notes.js';", "import { registerNoteTools } from './notes.js';\nimport { registerLate } from './late.js';").replace('  registerNoteTools(server);', '  registerNoteTools(server);\n  registerLate(server);'));
+    const before = new Map(readdirSync(dir).filter(f => f.endsWith('.ts')).map(f => [f, readFileSync(join(dir, f), 'utf8')]));
+    const report = await migrate({ cwd: dir, sdkUpgrade: false });
+    expect(report.sites.map(s => `${s.file} ${s.status}`).sort()).toEqual(['deskTools.ts rolled-back', 'late.ts rolled-back']);
+    expect(report.sites[0]!.hint).toContain("the server in index.ts reads requestState through the codec an earlier run wired into it, and a server sharing its codec module (requestState.ts) keeps requestState of its own");
+    for (const [file, text] of before) expect(readFileSync(join(dir, file), 'utf8').replace(/^.*mrtr-migrate: .*\n/gm, '')).toBe(text);
+  });
+});

@@ -97,12 +97,11 @@ export const mrtrTransform: Transform = {
       sourceFile.replaceWithText(applyEdits(base, lowering));
       working = again('lowering loops and conditional expressions');
     }
-    const printed = working;
-    const result = rewriteFile(ts, printed.sourceFile, printed.analysis, context.cwd, printed.checker, { shared: context.shared });
-    let text = result.text ?? printed.sourceFile.text;
+    const result = rewriteFile(ts, working.sourceFile, working.analysis, context.cwd, working.checker, { shared: context.shared });
+    let text = result.text ?? working.sourceFile.text;
     if (aliasing) text = putBack(ts, compiled.fileName, text, aliasing);
     if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
-    const report = printed.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
+    const report = working.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
     return {
       changed: text !== original,
       diagnostics: report.diagnostics,

@@ -62,8 +62,10 @@ function wireSharedCodec(run: RunState): Entry[] {
     ? files.filter(file => !isJavaScriptFile(file) || !isEsModule(byPath.get(path.resolve(file))?.sourceFile))
     : files.filter(isJavaScriptFile);
   const rel = (file: string) => run.rel(file);
-  if (missing.length > 0 || group.length < shared.importers.size || misfits.length > 0) {
-    const why = missing.length > 0
+  if (missing.length > 0 || group.length < shared.importers.size || misfits.length > 0 || shared.wiredPlain) {
+    const why = shared.wiredPlain
+      ? `the server in ${rel(shared.wiredPlain)} reads requestState through the codec an earlier run wired into it, and a server sharing its codec module (${rel(shared.modulePath)}) keeps requestState of its own, which one module does not serve both ways; migrate by hand`
+      : missing.length > 0
       ? `its server is constructed in ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds both`
       : misfits.length > 0
       ? moduleIsJs
