@@ -32,6 +32,7 @@ const E2E = [
   'test/property/handlers.test.ts',
   // Whole runs of migrate() on projects copied to temporary folders, writing them: seconds each.
   'test/project/sharedCodec.test.ts',
+  'test/project/supportModule.test.ts',
   'test/project/secondRun.test.ts',
   'test/project/javascript.test.ts',
   'test/project/manifest.test.ts',

@@ -61,7 +61,7 @@ export interface PlannedAnalysis {
   program: import('typescript').Program | undefined;
 }
 
-/** One requestState codec in a generated module, for servers whose handlers span files. */
+/** One requestState codec and its helpers in a support module, for every server whose handlers the run rewrites. */
 export interface SharedRequestState {
   /** Absolute path of the module to generate, or of the one an earlier run wrote (`existing`), which is added to. */
   modulePath: string;
@@ -80,6 +80,11 @@ export interface SharedRequestState {
    * group is undone (phases/group.ts).
    */
   wiredPlain?: string | undefined;
+  /**
+   * Files whose servers and handlers are all their own, which take their support code from the module
+   * too (so it is written once per project) but stand alone: one rolled back leaves the others.
+   */
+  optional?: ReadonlySet<string>;
   /** Filled by the rewrite: the files that import the module, and the optional helpers they use. */
   importers: Set<string>;
   uses: Set<'elicitAnswerOf' | 'elicitResultOf'>;

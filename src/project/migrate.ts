@@ -1,5 +1,5 @@
 import { emit, plan } from './phases/rewrite.js';
-import { group } from './phases/group.js';
+import { group, pruneSupport } from './phases/group.js';
 import { updateManifests } from './phases/manifests.js';
 import { discover, parse, read } from './phases/read.js';
 import { report } from './phases/report.js';
@@ -29,6 +29,7 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   emit(run);
   group(run);
   if (run.verify) verify(run);
+  pruneSupport(run);
   noteSdkTypes(run);
   if (run.write) await writeSources(run);
   if (run.sdkUpgrade) updateManifests(run);

@@ -8,6 +8,11 @@ import { mightContainSites } from '../analysis/prefilter.js';
 
 const V1_IMPORT = /['"`]@modelcontextprotocol\/sdk(?:\/[^'"`]*)?['"`]/;
 const SERVING = /StdioServerTransport|StreamableHTTPServerTransport|SSEServerTransport|serveStdio|createMcpHandler/;
+/**
+ * Handlers in the multi round-trip form (a run's own output, whose support code is in its module): read
+ * to report them as already migrated, as analysis/withoutChecker.ts's RETURNS_INPUT_REQUIRED finds them.
+ */
+const MIGRATED = /\binputRequired\s*[.(]/;
 /** Files that register handlers or use the SDK: other files' helpers may be called from them. */
 const CONTEXT = /@modelcontextprotocol\/|registerTool|registerPrompt|registerResource|setRequestHandler|\.(?:tool|prompt|resource)\s*\(/;
 
@@ -19,11 +24,11 @@ export function mentionsV1Sdk(text: string): boolean {
 export type FileRole = 'rewrite' | 'context' | 'skip';
 
 /**
- * A file is parsed only when it can hold a site, a v1 import for the SDK stage or a serving entry
- * (`rewrite`), or registers handlers that may call a helper with a site in another file (`context`).
+ * A file is parsed only when it can hold a site, a v1 import for the SDK stage, a serving entry or a
+ * handler already migrated (`rewrite`), or registers handlers that may call a helper with a site in another file (`context`).
  */
 export function classify(text: string, sdkUpgrade: boolean): FileRole {
-  if (mightContainSites(text) || SERVING.test(text) || (sdkUpgrade && mentionsV1Sdk(text))) return 'rewrite';
+  if (mightContainSites(text) || SERVING.test(text) || MIGRATED.test(text) || (sdkUpgrade && mentionsV1Sdk(text))) return 'rewrite';
   if (CONTEXT.test(text)) return 'context';
   return 'skip';
 }

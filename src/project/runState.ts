@@ -169,6 +169,11 @@ export class RunState {
   // group
   /** Files that stand or fall together: a shared codec's, those linked by an asking helper. */
   groups: Entry[][] = [];
+  /**
+   * The support module (the shared requestState codec and its helpers), set by phases/group.ts: it is in
+   * no group, since files that import it may stand alone; it goes when none of them is left.
+   */
+  supportModule: Entry | undefined;
   // write
   written: string[] = [];
   interrupted: string | undefined;

@@ -3,14 +3,15 @@ import path from 'node:path';
 import type * as ts from 'typescript';
 import { analyzeGroup, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
-import { writtenCodecOf } from '../analysis/writtenCodec.js';
+import { writtenCodecOf, writtenHelpers } from '../analysis/writtenCodec.js';
 import type { TestFilePredicate } from '../analysis/testFiles.js';
 import type { FrameworkName } from '../analysis/frameworks.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
 import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
-import { sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
+import { SHARED_NAMES, sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
+import { isEsModule } from '../analysis/moduleFormat.js';
 import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
 
@@ -43,14 +44,14 @@ export interface ProjectPlan {
  */
 export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate, frameworkPackageOf?: (fileName: string) => FrameworkName | undefined): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
-  const plans = new Map<string, { keys: string[]; elsewhere: boolean }>();
+  const plans = new Map<string, { keys: string[]; elsewhere: boolean; written: boolean; keeps: boolean; sourceFile: ts.SourceFile }>();
   const links: string[][] = [];
   const helperFiles = new Set<string>();
   const sharedHelpers: ProjectPlan['sharedHelpers'] = [];
   const planned = new Map<string, PlannedAnalysis>();
   const kept = new Set<string>();
   // What an earlier run wired into each server (by constructionKey): the codec module it imports, and whether through the keep hook.
-  const earlier = new Map<string, { module: ts.SourceFile | undefined; keeps: boolean }>();
+  const earlier = new Map<string, EarlierWiring>();
   // Files analysed without a checker (src/analysis/withoutChecker.ts) are planned as they are, unless a
   // file analysed with the program links them to it below. The program is built only for the others.
   for (const plain of withoutChecker.values()) planned.set(plain.sourceFile.fileName, plain);
@@ -81,6 +82,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
       }
       const constructions = analysis.plans.flatMap(p => p.constructions);
       if (constructions.length === 0) continue;
+      const keeps = (analysis.keptStateHooks ?? []).length > 0;
       for (const k of analysis.keptStateHooks ?? []) kept.add(constructionKey(tsApi, k.construction));
       for (const c of constructions) {
         const key = constructionKey(tsApi, c);
@@ -92,6 +94,9 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
         keys: constructions.map(c => constructionKey(tsApi, c)),
         // A server wired to the shared module an earlier run wrote shares it again, wherever its handlers are.
         elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || earlier.get(constructionKey(tsApi, c))!.module !== undefined),
+        written: constructions.some(c => earlier.get(constructionKey(tsApi, c))!.written),
+        keeps,
+        sourceFile,
       });
     }
   }
@@ -107,30 +112,89 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
     }
   }
   const linked = mergeGroups(links);
-  if (keys.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
+  const single = [...plans].filter(([file]) => !joined.has(file));
+  if (keys.size === 0 && single.length === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
   // The module goes beside a server built inside the project's build (a script outside `rootDir` or
   // `include` that also builds one would pull it out of the build: TS6059).
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
-  const home = serverFiles.find(inBuild) ?? serverFiles[0]!;
+  // Without servers that must share it, the module goes beside the first file that can import it.
+  const candidates = serverFiles.length > 0 ? serverFiles : single.filter(([file, p]) => canImport(tsApi, file, p)).map(([file]) => file).sort();
+  if (candidates.length === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
+  const home = candidates.find(inBuild) ?? candidates[0]!;
   // A JavaScript server gets a JavaScript module (an ES module: a CommonJS group is refused in phases/group.ts).
   const extension = /\.m?js$/.exec(home)?.[0] ?? '.ts';
-  const uses = new Set<'elicitAnswerOf' | 'elicitResultOf'>();
-  const existing = [...keys].map(key => earlier.get(key)?.module).find(m => m !== undefined);
-  const keeps = [...kept].some(k => keys.has(k));
+  // The module an earlier run wrote: the one a server here is wired to, or else one of the package's.
+  const existing = [...keys].map(key => earlier.get(key)?.module).find(m => m !== undefined) ??
+    (keys.size === 0 && program ? writtenModuleOf(tsApi, program, packageDirOf(home)) : undefined);
   // Handlers an earlier run rewrote on a server wired to the module without the keep hook read their
   // state as it comes; beside a server that keeps its own, the new ones would read it through the hook.
-  const plain = keeps ? [...keys].find(k => earlier.get(k)?.module !== undefined && !earlier.get(k)!.keeps) : undefined;
+  const wiredPlainKey = (all: Set<string>) => [...all].find(k => earlier.get(k)?.module !== undefined && !earlier.get(k)!.keeps);
+  const optional = optionalFiles(tsApi, single, existing?.fileName ?? home, wiredPlainKey(keys) !== undefined);
+  const keeps = [...kept].some(k => keys.has(k)) || [...optional.values()].some(p => p.keeps);
+  const plain = keeps ? wiredPlainKey(keys) : undefined;
   const wiredPlain = plain && fileOfKey(plain);
+  const all = new Set([...keys, ...[...optional.values()].flatMap(p => p.keys)]);
+  if (all.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
+  const uses = new Set<'elicitAnswerOf' | 'elicitResultOf'>();
+  const common = { constructions: all, keeps, wiredPlain, optional: new Set(optional.keys()), importers: new Set<string>(), uses };
   const shared = existing
-    ? { modulePath: existing.fileName, existing: true, constructions: keys, keeps, wiredPlain, importers: new Set<string>(), uses }
-    : { modulePath: freeModulePath(path.dirname(home), program!, extension), constructions: keys, keeps, importers: new Set<string>(), uses };
+    ? { modulePath: existing.fileName, existing: true, ...common }
+    : { modulePath: freeModulePath(path.dirname(home), program!, extension), ...common };
   return { shared, linked, helperFiles, sharedHelpers, planned };
 }
 
+/**
+ * Files whose servers and handlers are all their own also take their support code from the one
+ * module, so it is written once per project (importHelpers-like). Each such file stands alone: its
+ * rollback leaves the others. Left with a codec of their own: a file an earlier run gave one, a
+ * CommonJS module or one of another language than the module's (which it could not import), one of
+ * another package, and one keeping requestState of its own where an earlier run wired a server of
+ * the module without the keep hook.
+ */
+function optionalFiles<P extends { keys: string[]; written: boolean; keeps: boolean; sourceFile: ts.SourceFile }>(tsApi: TS, single: Array<[string, P]>, home: string, wiredPlain: boolean): Map<string, P> {
+  const moduleIsJs = isJavaScriptFile(home);
+  const homePackage = packageDirOf(home);
+  return new Map(single.filter(([file, p]) =>
+    canImport(tsApi, file, p) && !(p.keeps && wiredPlain) && isJavaScriptFile(file) === moduleIsJs && packageDirOf(file) === homePackage));
+}
+
+/** An ES module (not `.cjs` / `.cts`) that no earlier run gave a codec of its own. */
+function canImport(tsApi: TS, file: string, plan: { written: boolean; sourceFile: ts.SourceFile }): boolean {
+  return !plan.written && isEsModule(tsApi, plan.sourceFile) && !/\.c[jt]s$/.test(file);
+}
+
+/**
+ * The support module an earlier run wrote into a package (its exported codec beside the call digest
+ * and state check), where no server of this run is wired to it yet; the first by path.
+ */
+function writtenModuleOf(tsApi: TS, program: ts.Program, packageDir: string | undefined): ts.SourceFile | undefined {
+  return program.getSourceFiles()
+    .filter(f => !f.isDeclarationFile && !f.fileName.includes('/node_modules/') && f.text.includes(`export const ${SHARED_NAMES.codec} = {`) && packageDirOf(f.fileName) === packageDir)
+    .filter(f => { const helpers = writtenHelpers(tsApi, f); return helpers.callDigest !== undefined && helpers.assertState !== undefined; })
+    .sort((a, b) => (a.fileName < b.fileName ? -1 : 1))[0];
+}
+
+/** The folder of the package.json nearest to a file (its package), or undefined without one. */
+function packageDirOf(file: string): string | undefined {
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+interface EarlierWiring {
+  /** The module an earlier run wrote the server's codec into (undefined: none, or in the server's own file). */
+  module: ts.SourceFile | undefined;
+  /** Wired through the keep hook. */
+  keeps: boolean;
+  /** An earlier run wired a codec into the server, wherever it wrote it. */
+  written: boolean;
+}
+
 /** The module an earlier run wrote the server's codec into, when the server imports its codec from one, and whether it is wired through the keep hook. */
-function earlierWiring(tsApi: TS, construction: ts.NewExpression, program: ts.Program | undefined): { module: ts.SourceFile | undefined; keeps: boolean } {
+function earlierWiring(tsApi: TS, construction: ts.NewExpression, program: ts.Program | undefined): EarlierWiring {
   const written = program && writtenCodecOf(tsApi, construction, program.getTypeChecker());
-  return { module: written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined, keeps: written?.keeps ?? false };
+  return { module: written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined, keeps: written?.keeps ?? false, written: written !== undefined };
 }
 
 /** Groups that share a file become one group. */

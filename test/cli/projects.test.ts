@@ -25,7 +25,7 @@ describe('a v1 project (installed dependencies)', () => {
   it('exits 0 and writes the upgraded, migrated files and package.json', () => {
     expect(first.stderr).not.toMatch(/internal error/);
     expect(first.code).toBe(0);
-    expect(changedFiles(before, snapshot(dir))).toEqual(['package.json', 'src/index.ts']);
+    expect(changedFiles(before, snapshot(dir))).toEqual(['package.json', 'src/index.ts', 'src/requestState.ts']);
     const index = read(dir, 'src/index.ts');
     expect(index.startsWith('#!/usr/bin/env node\n')).toBe(true);
     expect(index).not.toContain('@modelcontextprotocol/sdk');
@@ -122,7 +122,7 @@ describe('a v2 project', () => {
     expect(read(dir, 'src/main.ts')).toBe("import { serveStdio } from '@modelcontextprotocol/server/stdio';\nimport { server } from './server.js';\n\nserveStdio(() => server);\nconsole.error('deploy-bot ready');\n");
     expect(read(dir, 'src/server.ts')).toContain('ctx.mcpReq.requestState');
     expect(run.stdout).toMatch(/Sites: 2 found, 2 migrated|Sites: 2 found, 1 migrated, 1 migrated for review/);
-    expect(run.stdout).toContain('Next: npx prettier --write src/main.ts src/server.ts');
+    expect(run.stdout).toContain('Next: npx prettier --write src/requestState.ts src/main.ts src/server.ts');
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'migrated');
     const check = runCli(dir, ['--check']);
@@ -150,7 +150,7 @@ describe('a v2 project', () => {
     const before = snapshot(dir);
     const run = runCli(dir, ['--format', 'json']);
     expect(run.code).toBe(0);
-    expect(changedFiles(before, snapshot(dir))).toEqual(['src/server.ts']);
+    expect(changedFiles(before, snapshot(dir))).toEqual(['src/requestState.ts', 'src/server.ts']);
     expect(run.stdout).toMatch(/✗ src\/main\.ts: rolled back: line \d+: TS2345/);
     const report = jsonReport(dir);
     expect(report.files.find((f: any) => f.file === 'src/main.ts')).toMatchObject({ rolledBack: true, changed: false, written: false });

@@ -4,6 +4,7 @@ import { Project } from 'ts-morph';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { REPO, tempProject } from './tempProject.js';
+import { runPipeline } from '../transforms/pipeline.js';
 
 const OPTIONS = { target: 99, module: 199, moduleResolution: 99, strict: true, skipLibCheck: true, noEmit: true, types: [] };
 
@@ -64,7 +65,16 @@ describe('a second run on migrated code', () => {
   });
 });
 
-describe('a second run on a server the first run wired its codec into', () => {
+/**
+ * The rewrite of one file on its own, as the jscodeshift adapter (or a version before the support
+ * module) writes it: the codec and its helpers in the server's own file.
+ */
+function perFileRun(dir: string, file: string): void {
+  const path = join(dir, file);
+  writeFileSync(path, runPipeline(path, readFileSync(path, 'utf8'), dir).text);
+}
+
+describe('a second run on a server a per-file run wired its codec into', () => {
   const SAMPLE = `server.registerTool('summarize', { inputSchema: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
   const reply = await ctx.mcpReq.requestSampling({ messages: [{ role: 'user', content: { type: 'text', text } }], maxTokens: 50 });
   return { content: [{ type: 'text', text: reply.content.type === 'text' ? reply.content.text : '' }] };
@@ -79,7 +89,7 @@ describe('a second run on a server the first run wired its codec into', () => {
 
   it('mints a tool added since with that codec: its State type joins the union, the helpers it lacks are added, the rest stays', async () => {
     const dir = sampling();
-    await migrate({ cwd: dir, sdkUpgrade: false });
+    perFileRun(dir, 'server.ts');
     const first = readFileSync(join(dir, 'server.ts'), 'utf8');
     expect(first).not.toContain('function elicitAnswerOf');
     // The user swaps in a store of their own, as the comment on requestStateReplays suggests.
@@ -105,7 +115,7 @@ describe('a second run on a server the first run wired its codec into', () => {
 
   it('refuses a handler in another file of that server, naming the codec and its file', async () => {
     const dir = sampling();
-    await migrate({ cwd: dir, sdkUpgrade: false });
+    perFileRun(dir, 'server.ts');
     writeFileSync(join(dir, 'late.ts'), `import type { McpServer } from '@modelcontextprotocol/server';\nimport * as z from 'zod/v4';\n\nexport function registerLate(server: McpServer): void {\n${ARCHIVE}}\n`);
     const server = readFileSync(join(dir, 'server.ts'), 'utf8');
     writeFileSync(join(dir, 'server.ts'), `import { registerLate } from './late.js';\n${server}\nregisterLate(server);\n`);
@@ -164,8 +174,9 @@ export function registerRating(server: McpServer): void {
 describe('a second run on a file whose own names the SDK has too', () => {
   it('mints a tool added since under the aliases the first run imported, without importing them again', async () => {
     const dir = project();
+    // As the per-file rewrite wrote it (fixtures/v2-name-conflicts/output.ts), its codec in the file.
     writeFileSync(join(dir, 'server.ts'), readFileSync(join(REPO, 'fixtures', 'v2-name-conflicts', 'input.ts'), 'utf8'));
-    await migrate({ cwd: dir, sdkUpgrade: false });
+    perFileRun(dir, 'server.ts');
     const first = readFileSync(join(dir, 'server.ts'), 'utf8');
     expect(first).toBe(readFileSync(join(REPO, 'fixtures', 'v2-name-conflicts', 'output.ts'), 'utf8'));
     const late = `  server.registerTool('retract_story', { inputSchema: z.object({ slug: z.string() }) }, async ({ slug }, ctx) => {

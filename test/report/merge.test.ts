@@ -54,7 +54,7 @@ describe('merge-reports', async () => {
     expect(check(merged), JSON.stringify(check.errors, null, 2)).toBe(true);
     expect(merged.cwd).toBe(root);
     expect(merged.files.map((f: any) => f.file)).toEqual([
-      'packages/ops/src/deploy.ts', 'packages/ops/src/index.ts', 'packages/ops/src/notes.ts', 'packages/ops/src/requestState.ts', 'packages/shop/server.mjs',
+      'packages/ops/src/deploy.ts', 'packages/ops/src/index.ts', 'packages/ops/src/notes.ts', 'packages/ops/src/requestState.ts', 'packages/shop/requestState.mjs', 'packages/shop/server.mjs',
     ]);
     expect(merged.sites.map((s: any) => `${s.file}:${s.line} ${s.status}`)).toEqual([
       'packages/ops/src/deploy.ts:18 migrated', 'packages/ops/src/deploy.ts:31 migrated', 'packages/ops/src/notes.ts:13 migrated',

@@ -193,8 +193,8 @@ function sharedImportBlock(input: ModuleSupportInput): string[] {
   return [
     `import { ${specifiers.join(', ')} } from ${quote}${input.shared!.specifier}${quote};`,
     '',
-    '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. The codec that',
-    `// signs it is shared by every file of the server (${input.shared!.specifier}); it is signed, not encrypted: no secrets.`,
+    `// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. The codec that signs`,
+    `// it is in ${input.shared!.specifier}, with the support code of every migrated file; it is signed, not encrypted: no secrets.`,
     ...input.stateTypes.flatMap((t, i) => [...(i > 0 ? [''] : []), ...t.split(input.newline)]),
   ];
 }
@@ -313,9 +313,9 @@ function codecBlock(input: CodecInput, shared = false, keeps = false): string[] 
   const block = [
     '',
     shared
-      ? '// requestState of the multi round-trip handlers of this server (SEP-2322), added by mrtr-migrate for the handlers'
+      ? '// requestState of the multi round-trip handlers of this project (SEP-2322), added by mrtr-migrate. Every file'
       : '// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. It is signed, not',
-    ...(shared ? ['// in several files, which mint their state with this codec; the server verifies it. It is signed, not'] : []),
+    ...(shared ? ['// with such handlers mints its state with this codec, and their servers verify it. It is signed, not'] : []),
     '// encrypted: the client can read it, so it must carry no secrets. Every server instance that may receive',
     '// a retry needs the same MCP_REQUEST_STATE_KEY (at least 32 bytes); without it this process signs with a',
     '// random key, which only works while one process serves every round of a call (stdio). Each state is',

@@ -36,33 +36,55 @@ export function group(run: RunState): void {
 
 /**
  * Wire the shared codec into the server files that have no handlers of their own and add the
- * generated module to the project. Returns the files that stand or fall together (the importers,
- * the wired servers, the module); empty when the group could not be completed, and then the
- * importers are back as they were.
+ * support module to the project. Returns the files that stand or fall together (the importers whose
+ * servers span files, and the servers wired for them); empty when there are none or the group could
+ * not be completed, and then its importers are back as they were. Files whose servers and handlers are
+ * all their own (`shared.optional`) import the module too but stand alone.
  */
 function wireSharedCodec(run: RunState): Entry[] {
   const shared = run.plan!.shared!;
-  const { project, entries, live } = run;
+  const { live } = run;
+  const optional = new Set([...shared.optional ?? []].map(f => path.resolve(f)));
   const byPath = new Map(live.map(e => [path.resolve(e.read.path), e]));
+  const required = [...shared.constructions].filter(key => !optional.has(path.resolve(fileOfKey(key))));
   // A server file with nothing to rewrite of its own was read for context only: it is rewritten now.
   for (const read of run.contextFiles) {
     const file = path.resolve(read.path);
-    if (byPath.has(file) || ![...shared.constructions].some(key => path.resolve(fileOfKey(key)) === file)) continue;
+    if (byPath.has(file) || !required.some(key => path.resolve(fileOfKey(key)) === file)) continue;
     const entry = joinEntry(run, read);
     if (entry) byPath.set(file, entry);
   }
-  const group = [...shared.importers].map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
-  const serverFiles = [...new Set([...shared.constructions].map(fileOfKey))].filter(file => !shared.importers.has(file));
+  const importers = [...shared.importers].filter(file => !optional.has(path.resolve(file)));
+  const free = [...shared.importers].filter(file => optional.has(path.resolve(file))).map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
+  const group = importers.length > 0 ? requiredGroup(run, importers, required, byPath) : [];
+  if (group.length === 0 && free.length === 0) return [];
+  const module = supportModule(run, byPath, group[0] ?? free[0]!);
+  if (!module) {
+    undoGroup(run, [...group, ...free], `its codec is in ${run.rel(shared.modulePath)}, which an earlier run wrote and this run cannot read`);
+    return [];
+  }
+  run.supportModule = module;
+  return group;
+}
+
+/**
+ * The importers whose servers span files, with the server files wired for them; empty (and undone)
+ * when one of them is not rewritten or cannot import the module.
+ */
+function requiredGroup(run: RunState, importers: string[], required: string[], byPath: Map<string, Entry>): Entry[] {
+  const shared = run.plan!.shared!;
+  const group = importers.map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
+  const serverFiles = [...new Set(required.map(fileOfKey))].filter(file => !shared.importers.has(file));
   const missing = serverFiles.filter(file => !byPath.get(path.resolve(file)) || byPath.get(path.resolve(file))!.error);
   // The module is written in the language of the server: a TypeScript server's group must be all
   // TypeScript, a JavaScript one's all ES modules (the module is one; CommonJS is refused).
   const moduleIsJs = isJavaScriptFile(shared.modulePath);
-  const files = [...shared.importers, ...serverFiles];
+  const files = [...importers, ...serverFiles];
   const misfits = moduleIsJs
     ? files.filter(file => !isJavaScriptFile(file) || !isEsModule(byPath.get(path.resolve(file))?.sourceFile))
     : files.filter(isJavaScriptFile);
   const rel = (file: string) => run.rel(file);
-  if (missing.length > 0 || group.length < shared.importers.size || misfits.length > 0 || shared.wiredPlain) {
+  if (missing.length > 0 || group.length < importers.length || misfits.length > 0 || shared.wiredPlain) {
     const why = shared.wiredPlain
       ? `the server in ${rel(shared.wiredPlain)} reads requestState through the codec an earlier run wired into it, and a server sharing its codec module (${rel(shared.modulePath)}) keeps requestState of its own, which one module does not serve both ways; migrate by hand`
       : missing.length > 0
@@ -84,29 +106,68 @@ function wireSharedCodec(run: RunState): Entry[] {
     if (!entry.changedBy.includes('mrtr')) entry.changedBy.push('mrtr');
     group.push(entry);
   }
+  return group;
+}
+
+/**
+ * The support module: generated (in the style of `styleOf`, its first importer), or the one an earlier
+ * run wrote, added to where the handlers need a helper it was written without; undefined when that
+ * one cannot be read.
+ */
+function supportModule(run: RunState, byPath: Map<string, Entry>, styleOf: Entry): Entry | undefined {
+  const shared = run.plan!.shared!;
   if (shared.existing) {
-    // The module an earlier run wrote: added to where the handlers need a helper it was written without.
     const module = byPath.get(path.resolve(shared.modulePath)) ?? writtenModuleEntry(run, shared.modulePath);
-    const text = module?.sourceFile && sharedModuleAdditions(ts as never, module.sourceFile.compilerNode as never, shared.uses, shared.keeps);
-    if (!module?.sourceFile) {
-      undoGroup(run, group, `its codec is in ${rel(shared.modulePath)}, which an earlier run wrote and this run cannot read`);
-      return [];
-    }
+    if (!module?.sourceFile) return undefined;
+    const text = sharedModuleAdditions(ts as never, module.sourceFile.compilerNode as never, shared.uses, shared.keeps);
     if (text !== undefined) {
+      module.beforeWiring = sourceTextOf(module);
       module.sourceFile.replaceWithText(text);
       if (!module.changedBy.includes('mrtr')) module.changedBy.push('mrtr');
     }
-    if (!group.includes(module)) group.push(module);
-    return group;
+    return module;
   }
   const module = newEntry({ path: shared.modulePath, raw: '', text: '', role: 'rewrite' }, run.rel(shared.modulePath));
   module.created = true;
   module.changedBy = ['mrtr'];
-  module.sourceFile = project.createSourceFile(shared.modulePath, moduleText(ts as never, shared, group[0]!.sourceFile!.compilerNode as never), { overwrite: true });
-  entries.push(module);
-  live.push(module);
-  group.push(module);
-  return group;
+  module.sourceFile = run.project.createSourceFile(shared.modulePath, moduleText(ts as never, shared, styleOf.sourceFile!.compilerNode as never), { overwrite: true });
+  run.entries.push(module);
+  run.live.push(module);
+  return module;
+}
+
+/** The files that import the support module and still do (rolled back or undone ones do not). */
+export function supportImporters(run: RunState): Entry[] {
+  const importers = new Set([...run.plan?.shared?.importers ?? []].map(f => path.resolve(f)));
+  return run.live.filter(e => importers.has(path.resolve(e.read.path)) && !e.error && e.changedBy.includes('mrtr'));
+}
+
+/** Undo the support module and every file that needs it (its importers, with their groups): the module cannot be written. */
+export function undoSupport(run: RunState, why: string, cause: string | false = why): void {
+  const module = run.supportModule;
+  if (!module) return;
+  const importers = supportImporters(run);
+  const groups = run.groups.filter(g => g.some(e => importers.includes(e)));
+  const all = [...new Set([...groups.flat(), ...importers, module])];
+  for (const g of groups) g.length = 0;
+  undoGroup(run, all, why, cause);
+  run.supportModule = undefined;
+}
+
+/** A support module no file imports any more (each was rolled back) goes: undone, or not created at all. */
+export function pruneSupport(run: RunState): void {
+  const module = run.supportModule;
+  if (!module || supportImporters(run).length > 0) return;
+  run.supportModule = undefined;
+  if (module.created) {
+    run.project.removeSourceFile(module.sourceFile!);
+    module.sourceFile = undefined;
+    run.entries.splice(run.entries.indexOf(module), 1);
+    run.live.splice(run.live.indexOf(module), 1);
+    return;
+  }
+  if (module.beforeWiring !== undefined) module.sourceFile!.replaceWithText(module.beforeWiring);
+  module.changedBy = module.changedBy.filter(id => id !== 'mrtr');
 }
 
 /** The shared module an earlier run wrote, joined to the run's files as it is on disk. */

@@ -40,6 +40,11 @@ export function updateManifests(run: RunState): void {
     // A package on an outdated zod whose files changed needs zod 4.2 (v2 schemas, zod 4 code).
     if (finalText !== text && run.zodUpgrade && run.zodPackages.has(owner) && !run.zodHeldBack.has(owner)) zodRange.add(owner);
   }
+  // The support module the run created needs the packages it imports too (written first, it may be the one file written).
+  for (const entry of run.entries.filter(e => e.created && e.sourceFile && (!run.write || run.written.includes(e.read.path)))) {
+    const owner = ownerOf(entry.read.path);
+    if (owner) for (const pkg of v2PackagesIn(entry.sourceFile!.getFullText())) usageOf(owner).packages.add(pkg);
+  }
   for (const file of run.unreadablePaths) {
     const owner = ownerOf(file);
     if (owner) usageOf(owner).v1.push(run.rel(file));

@@ -1,6 +1,6 @@
 import { markRolledBack, markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { addedErrors, typeErrorsOf } from '../typeCheck.js';
-import { undoGroup } from './group.js';
+import { undoGroup, undoSupport } from './group.js';
 import { clip, countOf, holdBack, onDisk } from './holdBack.js';
 
 /**
@@ -25,7 +25,10 @@ export function verify(run: RunState): void {
       entry.newTypeErrors = added.map(e => e.text);
       broken.push(entry);
     });
-    for (const entry of broken) if (!run.groupOf(entry)) rollBack(run, entry);
+    // The support module broken, every file that imports it goes back with it.
+    const module = broken.find(e => e === run.supportModule);
+    if (module) undoSupport(run, `${module.rel} has ${countOf(module.newTypeErrors)}`, `the support module ${module.rel} has ${module.newTypeErrors.length} type error(s)`);
+    for (const entry of broken) if (entry !== module && !run.groupOf(entry) && sourceTextOf(entry) !== entry.afterSdkUpgrade) rollBack(run, entry);
     // The files of a group go back together: handlers without their codec, a server wired to a
     // module that is not written, or callers of a helper that is not split would not stand alone.
     for (const group of run.groups) {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { errorText, markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { isReadOnly, restoreShape, writeFileAtomic } from '../sourceText.js';
-import { undoGroup } from './group.js';
+import { pruneSupport, undoGroup, undoSupport } from './group.js';
 
 /**
  * Write only whole, verified files, atomically, each with its own line endings, BOM and shebang.
@@ -9,12 +9,18 @@ import { undoGroup } from './group.js';
  * The generated module goes first: the files importing it must not be on disk without it.
  */
 export async function writeSources(run: RunState): Promise<void> {
-  const changed = run.live.filter(e => sourceTextOf(e) !== e.read.text).sort((a, b) => Number(b.created) - Number(a.created));
+  // The support module first: the files importing it must not be on disk without it.
+  const module = run.supportModule;
+  const moduleProblem = module && sourceTextOf(module) !== module.read.text ? writeProblem([module]) : undefined;
+  if (moduleProblem) undoSupport(run, `${moduleProblem}, so none of the files importing it was written`, false);
+  const changed = run.live.filter(e => sourceTextOf(e) !== e.read.text).sort((a, b) => Number(b === run.supportModule) - Number(a === run.supportModule));
   // The files of a group are written all or none: check them all before writing any.
   for (const group of run.groups) {
     const groupProblem = group.length > 0 ? writeProblem(group.filter(e => changed.includes(e))) : undefined;
     if (groupProblem) undoGroup(run, group, `${groupProblem}, so none of them was written`, false);
   }
+  // A module no file is left to import is not written.
+  pruneSupport(run);
   const signal = run.options.signal;
   for (const [i, entry] of changed.entries()) {
     if (entry.sourceFile === undefined || sourceTextOf(entry) === entry.read.text) continue;
@@ -39,8 +45,7 @@ export async function writeSources(run: RunState): Promise<void> {
       run.written.push(entry.read.path);
     } catch (error) {
       entry.error = `not written: ${errorText(error)}`;
-      const group = entry.created ? run.groupOf(entry) : undefined;
-      if (group) undoGroup(run, group, `the module ${entry.rel} could not be written (${errorText(error)})`, false);
+      if (entry === run.supportModule) undoSupport(run, `the module ${entry.rel} could not be written (${errorText(error)})`, false);
       for (const site of entry.sites) if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'not-written', entry.error);
     }
     await new Promise<void>(resolve => setImmediate(resolve));
