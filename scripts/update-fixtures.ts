@@ -1,5 +1,5 @@
 /**
- * Regenerates fixtures/<case>/output.ts from input.ts (output/ from input/ for a folder case) with the current rewrite. Review the diff
+ * Regenerates fixtures/<case>/output.ts and its support module from input.ts (output/ from input/ for a folder case) with the current rewrite. Review the diff
  * of every output before committing it: the fixture test compares against these files.
  *
  *   npx tsx scripts/update-fixtures.ts [case ...]
@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { folderEntry, migrateFolder } from '../test/transforms/folderPipeline.js';
-import { runPipeline } from '../test/transforms/pipeline.js';
+import { runFixture } from '../test/transforms/pipeline.js';
 
 const root = resolve(import.meta.dirname, '..', 'fixtures');
 const only = process.argv.slice(2);
@@ -29,8 +29,11 @@ for (const name of readdirSync(root)) {
   const extension = ['.ts', '.mjs', '.cjs', '.js'].find(ext => existsSync(join(root, name, `input${ext}`)));
   if (!extension || (only.length > 0 && !only.includes(name))) continue;
   const input = join(root, name, `input${extension}`);
-  const result = runPipeline(input, readFileSync(input, 'utf8'));
+  const result = runFixture(input, readFileSync(input, 'utf8'));
   writeFileSync(join(root, name, `output${extension}`), result.text);
+  // The support module beside it, as the CLI writes it (none for a server that imports none).
+  for (const file of readdirSync(join(root, name))) if (/^requestState\.[cm]?[jt]s$/.test(file)) rmSync(join(root, name, file));
+  if (result.module) writeFileSync(join(root, name, result.module.name), result.module.text);
   const statuses = result.sites.map(s => `${s.line}:${s.status}${s.reason ? `(${s.reason})` : ''}`).join(' ');
   console.log(`${name}: ${statuses}${result.typeErrors.length ? `\n  TYPE ERRORS:\n  ${result.typeErrors.join('\n  ')}` : ''}`);
 }

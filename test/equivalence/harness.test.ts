@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -171,6 +171,14 @@ describe('a wrong migration is told apart on both eras', () => {
   }
 });
 
+/** A folder of a fixture's mutants under `dir`, with the fixture's support module, which its output imports. */
+function mutantFolder(dir: string, fixtureDir: string): string {
+  const folder = join(dir, basename(fixtureDir));
+  mkdirSync(folder, { recursive: true });
+  for (const file of readdirSync(fixtureDir)) if (/^requestState\.[cm]?[jt]s$/.test(file)) copyFileSync(join(fixtureDir, file), join(folder, file));
+  return folder;
+}
+
 describe('capability guards: calls of another client, and the era where an initialize-scoped guard is wrong', () => {
   const fixture = loadCase(join(FIXTURES, 'v2-capability-guard'));
   const mutantDir = join(ROOT, 'test-output', 'equivalence-mutants');
@@ -188,8 +196,7 @@ describe('capability guards: calls of another client, and the era where an initi
     const output = readFileSync(fixture.output!, 'utf8');
     const unrewritten = output.replaceAll('clientCapabilitiesOf(ctx, server.server)', 'server.server.getClientCapabilities()');
     expect(unrewritten).not.toEqual(output);
-    mkdirSync(mutantDir, { recursive: true });
-    const file = join(mutantDir, 'guard-initialize-scoped.ts');
+    const file = join(mutantFolder(mutantDir, fixture.dir), 'guard-initialize-scoped.ts');
     writeFileSync(file, unrewritten);
     const legacy = comparable(await runLegacy(fixture.input, fixture.scenario));
     // createMcpHandler backfills getClientCapabilities() from each request's envelope...
@@ -218,8 +225,7 @@ describe('a wrong URL-elicitation migration is told apart on both eras', () => {
   for (const [name, [from, to]] of Object.entries(mutants)) {
     it(`${name}`, async () => {
       expect(output).toContain(from);
-      mkdirSync(mutantDir, { recursive: true });
-      const file = join(mutantDir, `url-${name}.ts`);
+      const file = join(mutantFolder(mutantDir, fixture.dir), `url-${name}.ts`);
       writeFileSync(file, output.replace(from, to));
       const legacy = comparable(await runLegacy(fixture.input, fixture.scenario));
       expect(comparable(await runModern(file, fixture.scenario))).not.toStrictEqual(legacy);

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -339,10 +339,15 @@ describe('without MCP_REQUEST_STATE_KEY', () => {
   it('says so on stderr once, and a state minted by one server process does not resume on another', async () => {
     vi.stubEnv('MCP_REQUEST_STATE_KEY', '');
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const file = resolve(FIXTURES, 'v2-elicit-straight', 'output.ts');
-    // Two imports under other URLs: two module instances, as in two processes.
-    const one = (await import(`${file}?process=one`)) as Module;
-    const two = (await import(`${file}?process=two`)) as Module;
+    // Two copies of the server and its support module: two module instances of each, as in two processes.
+    const copy = (name: string): string => {
+      const dir = resolve(import.meta.dirname, '../../test-output/security-processes', name);
+      mkdirSync(dir, { recursive: true });
+      for (const file of ['output.ts', 'requestState.ts']) copyFileSync(resolve(FIXTURES, 'v2-elicit-straight', file), resolve(dir, file));
+      return resolve(dir, 'output.ts');
+    };
+    const one = (await import(copy(`one-${process.pid}`))) as Module;
+    const two = (await import(copy(`two-${process.pid}`))) as Module;
     expect(errors.mock.calls).toEqual([
       ['MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.'],
       ['MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.'],

@@ -2,11 +2,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { folderEntry, migrateFolder, sourceFiles } from './folderPipeline.js';
-import { runPipeline } from './pipeline.js';
+import { runFixture, type FixtureResult } from './pipeline.js';
 
 /**
- * Fixture pairs: the rewrite of fixtures/<case>/input.ts is exactly output.ts, running it again on
- * output.ts changes nothing, and output.ts type-checks against the real v2 SDK.
+ * Fixture pairs: the rewrite of fixtures/<case>/input.ts, as the CLI writes it, is exactly output.ts and
+ * the support module beside it, running it again on output.ts changes nothing, and output.ts
+ * type-checks against the real v2 SDK.
  */
 
 const root = resolve(import.meta.dirname, '..', '..', 'fixtures');
@@ -21,18 +22,25 @@ it('has fixture pairs', () => {
 describe.each(cases)('%s', name => {
   const input = join(root, name, `input${extensionOf(name)}`);
   const output = join(root, name, `output${extensionOf(name)}`);
+  let first: FixtureResult | undefined;
+  const rewrite = () => (first ??= runFixture(input, readFileSync(input, 'utf8')));
 
-  it('rewrites input.ts to output.ts', () => {
+  it('rewrites input.ts to output.ts, its support code in the module beside it', () => {
     expect(existsSync(output), `${output} is missing: run npx tsx scripts/update-fixtures.ts ${name}`).toBe(true);
-    expect(runPipeline(input, readFileSync(input, 'utf8')).text).toBe(readFileSync(output, 'utf8'));
+    expect(rewrite().text).toBe(readFileSync(output, 'utf8'));
+    // The module the CLI writes beside the server (none where its handlers import none, a CommonJS server).
+    const modules = readdirSync(join(root, name)).filter(file => /^requestState\.[cm]?[jt]s$/.test(file));
+    expect(modules).toEqual(rewrite().module ? [rewrite().module!.name] : []);
+    if (rewrite().module) expect(rewrite().module!.text).toBe(readFileSync(join(root, name, rewrite().module!.name), 'utf8'));
   });
 
   // The second run over output.ts is also its type check (the same text, in the same folder).
-  let second: ReturnType<typeof runPipeline> | undefined;
-  const again = () => (second ??= runPipeline(input, readFileSync(output, 'utf8')));
+  let second: FixtureResult | undefined;
+  const again = () => (second ??= runFixture(input, readFileSync(output, 'utf8'), rewrite().module ? { [rewrite().module!.name]: rewrite().module!.text } : {}));
 
   it('is idempotent', () => {
     expect(again().text).toBe(readFileSync(output, 'utf8'));
+    expect(again().module).toBeUndefined();
     expect(again().sites.filter(s => s.status !== 'refused' && s.status !== 'ignored')).toEqual([]);
   });
 
@@ -65,5 +73,23 @@ describe.each(folders)('%s (folder)', name => {
     expect(again.errors).toEqual([]);
     for (const [file, text] of again.files) expect(text, file).toBe(readFileSync(join(output, file), 'utf8'));
     expect(again.sites.filter(s => s.status !== 'refused' && s.status !== 'ignored')).toEqual([]);
+  });
+});
+
+/**
+ * The support code (the codec, the record of used states, the call digest, the answer checks) is in the
+ * one module only. A file keeps its own only where it could not import one: a CommonJS server, and a
+ * server an earlier run gave a codec of its own file (a second run adds to that codec).
+ */
+describe('support code', () => {
+  const SUPPORT = [/createRequestStateCodec<\{ nonce: string/, /function requestStateKey\(/, /function requestStateCall\(/, /function assertStateFor\(/, /requestStateReplays/];
+  const outputs = [
+    ...cases.map(name => join(root, name, `output${extensionOf(name)}`)),
+    ...folders.flatMap(name => sourceFiles(join(root, name, 'output')).filter(f => !/^requestState\.[cm]?[jt]s$/.test(f)).map(f => join(root, name, 'output', f))),
+  ].filter(existsSync);
+
+  it('is in no fixture output but those that cannot import the module', () => {
+    const withSupport = outputs.filter(file => SUPPORT.some(pattern => pattern.test(readFileSync(file, 'utf8'))));
+    expect(withSupport.map(file => file.slice(root.length + 1))).toEqual(['v2-javascript-cjs/output.cjs', 'v2-second-run/output.ts']);
   });
 });

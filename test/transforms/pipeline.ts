@@ -1,8 +1,10 @@
-import { dirname, join } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { ts, type Project } from 'ts-morph';
 import { ProjectIndex } from '../../src/analysis/index.js';
 import { createProject } from '../../src/project/load.js';
 import { runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
+import { moduleText, planProject } from '../../src/project/sharedCodec.js';
+import { commonTestFiles } from '../../src/analysis/testFiles.js';
 import { directRegistrations } from '../../src/project/stageRepairs.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { TRANSFORMS } from '../../transforms/index.js';
@@ -41,6 +43,25 @@ let shared: Project | undefined;
 
 /** `others`: more files of the project (name → text), next to `path`; only `path` is rewritten. */
 export function runPipeline(path: string, text: string, cwd = process.cwd(), others: Record<string, string> = {}): PipelineResult {
+  return pipeline(path, text, cwd, others, false);
+}
+
+export interface FixtureResult extends PipelineResult {
+  /** The support module the file's handlers import (`requestState.ts`, or `.mjs` / `.js` beside JavaScript), if they import one. */
+  module: { name: string; text: string } | undefined;
+}
+
+/**
+ * A file rewritten as the CLI rewrites it (the plan of a project of one file): its handlers take their
+ * support code from a module beside it, unless the file could not import one (CommonJS). The module is
+ * `requestState` with the file's extension whatever is on disk there (a fixture folder holds its copy).
+ * `others` as for runPipeline: a second run gets the module there.
+ */
+export function runFixture(path: string, text: string, others: Record<string, string> = {}): FixtureResult {
+  return pipeline(path, text, process.cwd(), others, true);
+}
+
+function pipeline(path: string, text: string, cwd: string, others: Record<string, string>, withModule: boolean): FixtureResult {
   const project = (shared ??= createProject(COMPILER_OPTIONS));
   for (const other of project.getSourceFiles()) if (!other.isDeclarationFile() && !other.isInNodeModules()) project.removeSourceFile(other);
   const sourceFile = project.createSourceFile(path, text, { overwrite: true });
@@ -48,19 +69,26 @@ export function runPipeline(path: string, text: string, cwd = process.cwd(), oth
   if (/@modelcontextprotocol\/sdk/.test(text)) {
     runSdkUpgrade(sourceFile, 'server', path, directRegistrations([text, ...Object.values(others)]));
   }
-  const projectIndex = new ProjectIndex(ts as never, project.getProgram().compilerObject as never);
+  const program = project.getProgram().compilerObject;
+  const projectIndex = new ProjectIndex(ts as never, program as never);
+  const plan = withModule ? planProject(ts as never, () => program as never, projectIndex as never, [path], new Map(), () => true, commonTestFiles(cwd) as never) : undefined;
+  const module = plan?.shared;
+  if (module && !module.existing) module.modulePath = join(dirname(path), `requestState${extname(module.modulePath)}`);
   const sites: SiteReport[] = [];
   const said: Diagnostic[] = [];
   for (const transform of TRANSFORMS) {
-    const result = transform.apply(sourceFile, { project, ts, projectIndex, cwd });
+    const result = transform.apply(sourceFile, { project, ts, projectIndex, cwd, shared: module, planned: plan?.planned });
     sites.push(...result.sites);
     said.push(...result.diagnostics);
   }
+  const written = module && module.importers.size > 0 && !module.existing ? moduleText(ts as never, module, sourceFile.compilerNode as never) : undefined;
+  if (written !== undefined) project.createSourceFile(module!.modulePath, written, { overwrite: true });
   const diagnostics = project.getPreEmitDiagnostics().filter(d => d.getSourceFile()?.getFilePath() === sourceFile.getFilePath());
   return {
     text: sourceFile.getFullText(),
     sites,
     diagnostics: said,
+    module: written === undefined ? undefined : { name: basename(module!.modulePath), text: written },
     typeErrors: diagnostics.map(d => `${d.getLineNumber() ?? '?'}: ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, '\n')}`),
   };
 }
