@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { folderEntry, migrateFolder, sourceFiles } from './folderPipeline.js';
 import { runFixture, type FixtureResult } from './pipeline.js';
@@ -91,5 +92,44 @@ describe('support code', () => {
   it('is in no fixture output but those that cannot import the module', () => {
     const withSupport = outputs.filter(file => SUPPORT.some(pattern => pattern.test(readFileSync(file, 'utf8'))));
     expect(withSupport.map(file => file.slice(root.length + 1))).toEqual(['v2-javascript-cjs/output.cjs', 'v2-second-run/output.ts']);
+  });
+});
+
+/**
+ * The file's own first lines stay where they were: what the rewrite declares goes after the comments
+ * that follow the imports and stand apart from the code (the file's description, a license).
+ */
+describe('the file header', () => {
+  const GENERATED = '// requestState of the multi round-trip handlers below';
+  /** The comments after the last import that a blank line parts from the next statement. */
+  const headerOf = (file: string, text: string): string => {
+    const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const imports = sourceFile.statements.filter(ts.isImportDeclaration);
+    const at = imports.length > 0 ? imports[imports.length - 1]!.getEnd() : 0;
+    const next = sourceFile.statements.find(s => s.getStart(sourceFile) >= at);
+    const comments = (next && ts.getLeadingCommentRanges(text, at)) || [];
+    const detached = comments.filter((c, i) => /\n[ \t]*\n/.test(text.slice(c.end, comments[i + 1]?.pos ?? next!.getStart(sourceFile))));
+    return detached.map(c => text.slice(c.pos, c.end)).join('\n');
+  };
+
+  it.each(cases)('%s: its comments after the imports come before what the rewrite adds', name => {
+    const input = join(root, name, `input${extensionOf(name)}`);
+    const output = readFileSync(join(root, name, `output${extensionOf(name)}`), 'utf8');
+    const header = headerOf(input, readFileSync(input, 'utf8'));
+    const generated = output.indexOf(GENERATED);
+    if (header === '' || generated < 0) return;
+    const last = header.split('\n').pop()!;
+    expect(output.indexOf(last)).toBeGreaterThan(0);
+    expect(output.indexOf(last)).toBeLessThan(generated);
+  });
+
+  it('a shebang and a license stay the first lines, the description after the imports stays above the State types', () => {
+    const input = join(root, 'v2-elicit-straight', 'input.ts');
+    const head = '#!/usr/bin/env node\n// SPDX-License-Identifier: MIT\n';
+    const result = runFixture(join(root, 'v2-elicit-straight', 'with-header.ts'), head + readFileSync(input, 'utf8'));
+    expect(result.text.startsWith(head)).toBe(true);
+    expect(result.text.indexOf(' * A records admin server.')).toBeLessThan(result.text.indexOf(GENERATED));
+    expect(result.text.indexOf(GENERATED)).toBeLessThan(result.text.indexOf('/** Externally visible side effects'));
+    expect(result.typeErrors).toEqual([]);
   });
 });

@@ -120,12 +120,17 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   if (keeps) types.add('ServerContext');
   const sharedImport = input.withCodec && input.shared ? sharedImportOf(ts, sourceFile, input.shared.specifier) : undefined;
   if (sharedImport) edits.push(...sharedAdditions(input, sharedImport));
-  const block = inline ? codecBlock(input, false, keeps) : input.withCodec && !written && !sharedImport ? sharedImportBlock(input) : [];
+  const importsModule = input.withCodec && !written && !sharedImport && !inline;
+  const block = inline ? codecBlock(input, false, keeps) : importsModule ? sharedImportBlock(input) : [];
+  // The module's import joins the imports; the rest goes after the file's header comments.
+  const moduleImport = importsModule ? block.shift()! : undefined;
   if (written) edits.push(...writtenCodecEdits(input, written, { elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf, keeps }));
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   // A file that only holds a split helper needs no block, only the SDK names its parts use.
-  if (block.length > 0) edits.push({ start: insertAt, end: insertAt, text: (insertAt === 0 ? '' : nl) + block.join(nl) + (insertAt === 0 ? nl : '') });
+  const blockAt = afterHeader(ts, sourceFile, insertAt);
+  if (block.length > 0) edits.push({ start: blockAt, end: blockAt, text: (blockAt === 0 ? '' : nl) + block.join(nl) + (blockAt === 0 ? nl : '') });
   // Pushed after the block, a new import line lands before it at the same offset (applyEdits).
+  if (moduleImport) edits.push({ start: insertAt, end: insertAt, text: insertAt === 0 ? moduleImport + nl : nl + moduleImport });
   edits.push(...importEdits(input, values, types, insertAt));
 
   for (const construction of input.constructions) edits.push(...wiringEdits(input, construction, kept.get(construction) ?? (input.shared?.keeps ? keptOf(ts, construction) : undefined)));
@@ -499,6 +504,25 @@ function supportOffset(ts: TS, sourceFile: ts.SourceFile): number {
   const sdk = serverRequire(ts, sourceFile);
   const binding = sdk && sourceFile.statements.find(s => s.pos <= sdk.pos && sdk.end <= s.end);
   return binding ? Math.max(at, binding.getEnd()) : at;
+}
+
+/**
+ * Where the generated declarations go: after the comments that follow the imports and stand apart from
+ * the next statement (a blank line between: the file's own description, a license), so they stay
+ * where the author put them; before a comment that documents the next statement.
+ */
+function afterHeader(ts: TS, sourceFile: ts.SourceFile, at: number): number {
+  const text = sourceFile.text;
+  const next = sourceFile.statements.find(s => s.getStart(sourceFile) >= at);
+  if (!next) return at;
+  const comments = ts.getLeadingCommentRanges(text, at) ?? [];
+  let end = at;
+  for (const [i, comment] of comments.entries()) {
+    const following = comments[i + 1]?.pos ?? next.getStart(sourceFile);
+    if (comment.end > following) break;
+    if (/\r?\n[ \t]*\r?\n/.test(text.slice(comment.end, following))) end = comment.end;
+  }
+  return end;
 }
 
 /** Adds the SDK names to an existing `@modelcontextprotocol/server` import, or adds one. */
