@@ -12,7 +12,7 @@ import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
 import { SHARED_NAMES, sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isEsModule } from '../analysis/moduleFormat.js';
-import { applyEdits, importQuote, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
+import { applyEdits, quoteStyle, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
 
 /** The plan of a run's files together, before any is rewritten. */
@@ -243,6 +243,6 @@ export function wiredText(tsApi: TS, sourceFile: ts.SourceFile, shared: SharedRe
  */
 export function moduleText(tsApi: TS, shared: SharedRequestState, styleOf: ts.SourceFile): string {
   const text = styleOf.text;
-  const module = sharedModuleText({ uses: shared.uses, keeps: shared.keeps, newline: newlineOf(text), unit: indentUnit(text), quote: importQuote(tsApi, styleOf) });
+  const module = sharedModuleText({ ts: tsApi, uses: shared.uses, keeps: shared.keeps, newline: newlineOf(text), unit: indentUnit(text), quote: quoteStyle(tsApi, styleOf) });
   return isJavaScriptFile(shared.modulePath) ? eraseTypes(tsApi, shared.modulePath, module, SUPPORT_TYPES) : module;
 }

@@ -133,3 +133,36 @@ describe('the file header', () => {
     expect(result.typeErrors).toEqual([]);
   });
 });
+
+/** One quote style per file: every string the rewrite writes uses the quote most of the file's own strings use. */
+describe('quote style', () => {
+  /** The raw string literals of a file (comments and templates aside). */
+  const literalsOf = (file: string, text: string): string[] => {
+    const sourceFile = ts.createSourceFile(file.replace(/\.[cm]?js$/, '.js'), text, ts.ScriptTarget.Latest, true);
+    const found: string[] = [];
+    const visit = (node: ts.Node): void => {
+      if (ts.isStringLiteral(node)) found.push(node.getText(sourceFile));
+      else node.forEachChild(visit);
+    };
+    visit(sourceFile);
+    return found;
+  };
+  const styleOf = (literals: string[]) => (literals.filter(l => l.startsWith('"')).length > literals.filter(l => l.startsWith("'")).length ? '"' : "'");
+
+  it.each(cases)('%s: the strings the rewrite writes, in the handler file and its module, use the file\'s quote', name => {
+    const input = join(root, name, `input${extensionOf(name)}`);
+    const own = literalsOf(input, readFileSync(input, 'utf8'));
+    const quote = styleOf(own);
+    const output = join(root, name, `output${extensionOf(name)}`);
+    // The file's own strings, moved or not, are as they were; each of them is matched once.
+    const left = [...own];
+    const generated = literalsOf(output, readFileSync(output, 'utf8')).filter(l => {
+      const i = left.indexOf(l);
+      if (i >= 0) left.splice(i, 1);
+      return i < 0;
+    });
+    const modules = readdirSync(join(root, name)).filter(f => /^requestState\.[cm]?[jt]s$/.test(f));
+    for (const module of modules) generated.push(...literalsOf(module, readFileSync(join(root, name, module), 'utf8')));
+    expect(generated.filter(l => !l.startsWith(quote))).toEqual([]);
+  });
+});

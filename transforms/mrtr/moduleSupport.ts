@@ -4,7 +4,7 @@ import { requiredModule, skipOuter } from '../../src/analysis/sdk.js';
 import { isEsModule, serverRequire } from '../../src/analysis/moduleFormat.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
-import { applyEdits, importQuote, indentAt, indentUnit, newlineOf, type Edit } from './text.js';
+import { applyEdits, quoteStyle, indentAt, indentUnit, newlineOf, requote, type Edit } from './text.js';
 import { eraseTypes } from './eraseTypes.js';
 import { ownVerifyHook, requestStateOption, writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
 
@@ -91,7 +91,10 @@ export const SHARED_NAMES: ModuleNames & CodecNames = {
   migratedKey: 'migratedRequestStateKey',
 };
 
-export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
+export function moduleSupportEdits(given: ModuleSupportInput): Edit[] {
+  // Every string the support code writes is in the file's quote style, the State types' step names too.
+  const quote = quoteStyle(given.ts, given.sourceFile);
+  const input = { ...given, stateTypes: given.stateTypes.map(t => requote(given.ts, t, quote)) };
   const { ts, sourceFile, newline: nl } = input;
   const edits: Edit[] = [];
   const insertAt = supportOffset(ts, sourceFile);
@@ -128,7 +131,7 @@ export function moduleSupportEdits(input: ModuleSupportInput): Edit[] {
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   // A file that only holds a split helper needs no block, only the SDK names its parts use.
   const blockAt = afterHeader(ts, sourceFile, insertAt);
-  if (block.length > 0) edits.push({ start: blockAt, end: blockAt, text: (blockAt === 0 ? '' : nl) + block.join(nl) + (blockAt === 0 ? nl : '') });
+  if (block.length > 0) edits.push({ start: blockAt, end: blockAt, text: (blockAt === 0 ? '' : nl) + requote(ts, block.join(nl), quote) + (blockAt === 0 ? nl : '') });
   // Pushed after the block, a new import line lands before it at the same offset (applyEdits).
   if (moduleImport) edits.push({ start: insertAt, end: insertAt, text: insertAt === 0 ? moduleImport + nl : nl + moduleImport });
   edits.push(...importEdits(input, values, types, insertAt));
@@ -194,7 +197,7 @@ function sharedAdditions(input: ModuleSupportInput, declaration: ts.ImportDeclar
 /** A file of a server whose codec is shared: the import of the codec and helpers, and its handlers' State types. */
 function sharedImportBlock(input: ModuleSupportInput): string[] {
   const specifiers = [...sharedSpecifiers(input).values()];
-  const quote = importQuote(input.ts, input.sourceFile);
+  const quote = quoteStyle(input.ts, input.sourceFile);
   return [
     `import { ${specifiers.join(', ')} } from ${quote}${input.shared!.specifier}${quote};`,
     '',
@@ -237,12 +240,12 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
     ...(adds.keeps ? keepHookLines(names, unit) : []),
   ];
   const last = Object.values(written.helpers).reduce((a, b) => (b.end > a.end ? b : a));
-  if (helpers.length > 0) edits.push({ start: last.getEnd(), end: last.getEnd(), text: nl + helpers.join(nl) });
+  if (helpers.length > 0) edits.push({ start: last.getEnd(), end: last.getEnd(), text: nl + requote(input.ts, helpers.join(nl), quoteStyle(input.ts, sourceFile)) });
   return edits;
 }
 
 /** The generated module of a server whose handlers span files: one codec, exported with its helpers. */
-export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; keeps: boolean; newline: string; unit: string; quote: string }): string {
+export function sharedModuleText(options: { ts: TS; uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; keeps: boolean; newline: string; unit: string; quote: '"' | "'" }): string {
   const values = ['ProtocolError', 'ProtocolErrorCode', 'createRequestStateCodec'];
   const types = ['ServerContext'];
   const usesElicitAnswerOf = options.uses.has('elicitAnswerOf');
@@ -256,7 +259,7 @@ export function sharedModuleText(options: { uses: ReadonlySet<'elicitAnswerOf' |
     `import { ${[...values.sort(), ...[...new Set(types)].sort().map(t => `type ${t}`)].join(', ')} } from ${q}@modelcontextprotocol/server${q};`,
     ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, true, options.keeps),
   ];
-  return lines.join(options.newline) + options.newline;
+  return requote(options.ts, lines.join(options.newline), options.quote) + options.newline;
 }
 
 /**
@@ -282,7 +285,7 @@ export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: R
   if (answerOf) values.add('fromJsonSchema').add('inputResponse');
   const types = new Set<string>([...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : []), ...(keepHook ? ['ServerContext'] : [])]);
   const input = { ts, sourceFile, text, newline, unit, names: SHARED_NAMES, withCodec: true, usesCapabilitiesOf: false, stateTypes: [], stateTypeNames: [], usesElicitResultOf: resultOf, usesElicitAnswerOf: answerOf, sdkValues: values, sdkTypes: types, constructions: [] };
-  const edits = [{ start: last.getEnd(), end: last.getEnd(), text: newline + lines.join(newline) }, ...importEdits(input, values, types, supportOffset(ts, sourceFile))];
+  const edits = [{ start: last.getEnd(), end: last.getEnd(), text: newline + requote(ts, lines.join(newline), quoteStyle(ts, sourceFile)) }, ...importEdits(input, values, types, supportOffset(ts, sourceFile))];
   const added = applyEdits(text, edits);
   return isJavaScriptFile(sourceFile.fileName) ? eraseTypes(ts, sourceFile.fileName, added, SUPPORT_TYPES) : added;
 }
@@ -549,7 +552,7 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     ...[...types].filter(t => !imported.has(t) && !values.has(t)).sort().map(t => `type ${t}`),
   ];
   const edits: Edit[] = [];
-  const quote = importQuote(ts, sourceFile);
+  const quote = quoteStyle(ts, sourceFile);
   const line = `import { ${missing.join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
   // An import left empty where a new one is needed becomes the new one (a split helper's file).
   let replaced = false;
@@ -602,7 +605,7 @@ export function sharedWiringEdits(ts: TS, sourceFile: ts.SourceFile, constructio
   const input = { ts, sourceFile, text, newline, names: SHARED_NAMES };
   const imports = sourceFile.statements.filter(ts.isImportDeclaration);
   const last = imports[imports.length - 1];
-  const quote = importQuote(ts, sourceFile);
+  const quote = quoteStyle(ts, sourceFile);
   // Beside requestState a server of the module keeps of its own, every server is wired through the hook that keeps it.
   const wired = keeps ? 'keepHook' : 'codec';
   const line = `import { ${SHARED_NAMES[wired]} } from ${quote}${specifier}${quote};`;
@@ -628,7 +631,7 @@ function keptOf(ts: TS, construction: ts.NewExpression): KeptStateHook {
 function typeImportEdits(input: ModuleSupportInput, types: Set<string>): Edit[] {
   const { ts, sourceFile } = input;
   if (types.size === 0 || !isEsModule(ts, sourceFile) || isJavaScriptFile(sourceFile.fileName)) return [];
-  const quote = importQuote(ts, sourceFile);
+  const quote = quoteStyle(ts, sourceFile);
   const line = `import type { ${[...types].sort().join(', ')} } from ${quote}@modelcontextprotocol/server${quote};`;
   const imports = sourceFile.statements.filter(ts.isImportDeclaration);
   const last = imports[imports.length - 1];

@@ -6,7 +6,7 @@ import type { TS } from '../../src/analysis/types.js';
 import type { ListRound } from '../../src/analysis/flow.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import { answerTypeOf, LocalNames } from './rewriteHandler.js';
-import { expressionBodyBlock, indentAt, literalRanges, reindentProtected, type Edit } from './text.js';
+import { expressionBodyBlock, indentAt, literalRanges, quoteStyle, reindentProtected, requoteType, type Edit } from './text.js';
 
 /**
  * Before a handler is printed, the shapes around its questions are lowered into plainer statements
@@ -214,7 +214,7 @@ function spill(o: NormalizeOptions, conditional: ts.Expression, statement: ts.St
   const indent = indentAt(text, statement.getStart(sourceFile));
   const inner = indent + o.unit;
   const src = (n: ts.Node): string => reindentProtected({ text: n.getText(sourceFile), protect: [] }, indentAt(text, n.getStart(sourceFile)), inner).text;
-  const typeText = (n: ts.Node): string => (checker ? checker.typeToString(checker.getTypeAtLocation(n), sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope) : 'unknown');
+  const typeText = (n: ts.Node): string => (checker ? requoteType(ts, checker.typeToString(checker.getTypeAtLocation(n), sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope), quoteStyle(ts, sourceFile)) : 'unknown');
   const e = skipOuter(ts, conditional);
   /** The statements that give `target` the conditional's value. */
   const assign = (target: string): string[] => {

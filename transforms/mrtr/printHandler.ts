@@ -12,10 +12,10 @@ import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator, type Renamed } from './generate.js';
 import { BLANK_LINE, chunk, condition, line, render, START, type Chunk, type Piece, type StepTest } from './pieces.js';
 import {
-  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, quoteLike, uniqueStep, widenReturnType,
+  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, uniqueStep, widenReturnType,
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
-import { caseLabelName, indentAt, reindentProtected, type Edit } from './text.js';
+import { caseLabelName, indentAt, quoteStyle, reindentProtected, type Edit } from './text.js';
 import { droppedUrlIds } from './urlQuestion.js';
 
 /**
@@ -91,7 +91,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const callVar = locals.take('call');
   const resumingVar = rounds.dynamic ? locals.take('resuming') : undefined;
   const askedVar = rounds.finallyFlag ? locals.take('askedForInput') : undefined;
-  const gen = new Generator({ ts, unit: env.unit, newline: env.newline, singleQuote: quoteLike(text, 'x').startsWith("'") });
+  const gen = new Generator({ ts, unit: env.unit, newline: env.newline, singleQuote: quoteStyle(ts, env.sourceFile) === "'" });
   const f = gen.f;
 
   const suspensions = rounds.suspensions;

@@ -4,7 +4,7 @@ import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
-import { indentAt, reindent, splice, type Edit } from './text.js';
+import { indentAt, quoteStyle, reindent, splice, stringLiteral, type Edit } from './text.js';
 
 
 /**
@@ -150,7 +150,7 @@ export function uniqueStep(preferred: string, used: Set<string>): string {
 /** The tool / prompt / resource name the state is bound to. */
 export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const h = plan.handler;
-  if (h.registration !== 'setRequestHandler') return h.nameExpression ? h.nameExpression.getText(env.sourceFile) : quoteLike(env.text, h.name!);
+  if (h.registration !== 'setRequestHandler') return h.nameExpression ? h.nameExpression.getText(env.sourceFile) : quoteLike(env, h.name!);
   const request = parameterName(fn, 0, added);
   return h.method === 'resources/read' ? `${request}.params.uri` : `${request}.params.name`;
 }
@@ -168,10 +168,8 @@ export function firstParameterName(handler: Handler): string {
 }
 
 /** A string literal in the file's quote style. */
-export function quoteLike(text: string, value: string): string {
-  const single = (text.match(/'/g)?.length ?? 0) >= (text.match(/"/g)?.length ?? 0);
-  const json = JSON.stringify(value);
-  return single ? `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'` : json;
+export function quoteLike(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, value: string): string {
+  return stringLiteral(value, quoteStyle(env.ts, env.sourceFile));
 }
 
 /** The arguments the state is bound to: what the handler receives besides its context. */

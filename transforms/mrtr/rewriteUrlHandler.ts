@@ -45,7 +45,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
     // The verdict only migrates `throw new UrlElicitationRequiredError(...)`.
     if (!statement || !ts.isThrowStatement(statement)) throw new Error('URL elicitation site is not a throw statement');
     const [list, messageArg] = newExpr.arguments!;
-    const message = messageArg ? messageArg.getText(env.sourceFile) : quoteLike(env.text, DEFAULT_MESSAGE);
+    const message = messageArg ? messageArg.getText(env.sourceFile) : quoteLike(env, DEFAULT_MESSAGE);
     const start = statement.getStart(env.sourceFile);
     const indent = indentAt(env.text, start);
     const lone = !statementList(ts, statement);

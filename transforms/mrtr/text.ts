@@ -47,10 +47,57 @@ export function indentUnit(text: string): string {
   return ' '.repeat(Number.isFinite(smallest) ? Math.min(smallest, 8) : 2);
 }
 
-/** The quote a module writes its import specifiers with (its first import's), single by default. */
-export function importQuote(ts: TS, sourceFile: ts.SourceFile): '"' | "'" {
+/** The quote of each file's string literals, found once per file. */
+const quotes = new WeakMap<ts.SourceFile, '"' | "'">();
+
+/**
+ * The file's quote style: the quote most of its string literals use (on a tie, its first import's; in
+ * a file with none, single quotes). Every string the rewrite writes into the file, and into the support
+ * module it imports, uses it.
+ */
+export function quoteStyle(ts: TS, sourceFile: ts.SourceFile): '"' | "'" {
+  const known = quotes.get(sourceFile);
+  if (known) return known;
+  let single = 0;
+  let double = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node)) {
+      const first = sourceFile.text[node.getStart(sourceFile)];
+      if (first === "'") single++;
+      else if (first === '"') double++;
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
   const first = sourceFile.statements.find(ts.isImportDeclaration);
-  return first?.moduleSpecifier.getText(sourceFile).startsWith('"') ? '"' : "'";
+  const style = double > single || (double === single && first?.moduleSpecifier.getText(sourceFile).startsWith('"')) ? '"' : "'";
+  quotes.set(sourceFile, style);
+  return style;
+}
+
+/** `value` as a string literal in `quote`. */
+export function stringLiteral(value: string, quote: '"' | "'"): string {
+  const json = JSON.stringify(value);
+  return quote === '"' ? json : `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+}
+
+/** Generated code (none of the user's) with every string literal in `quote`; comments and templates as they are. */
+export function requote(ts: TS, code: string, quote: '"' | "'"): string {
+  const other = quote === '"' ? "'" : '"';
+  if (!code.includes(other)) return code;
+  const sourceFile = ts.createSourceFile('generated.ts', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const edits: Edit[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node)) {
+      const start = node.getStart(sourceFile);
+      if (code[start] === other) edits.push({ start, end: node.getEnd(), text: stringLiteral(node.text, quote) });
+      return;
+    }
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  return applyEdits(code, edits);
 }
 
 export function newlineOf(text: string): string {
@@ -177,4 +224,10 @@ export function expressionBodyBlock(env: { ts: TS; sourceFile: ts.SourceFile; te
   const value = reindent(splice(text, start, returned.getEnd(), edits, env.literals), indentAt(text, start), inner);
   const lines = ['{', ...[...leading, `return ${value};`].map(line => inner + line), `${base}}`];
   return { start: body.getStart(sourceFile), end: body.getEnd(), text: lines.join(env.newline) };
+}
+
+/** A printed type (the checker's printout) with its string literal types in `quote`. */
+export function requoteType(ts: TS, type: string, quote: '"' | "'"): string {
+  const prefix = 'type T = ';
+  return requote(ts, `${prefix}${type};`, quote).slice(prefix.length, -1);
 }
