@@ -166,3 +166,34 @@ describe('quote style', () => {
     expect(generated.filter(l => !l.startsWith(quote))).toEqual([]);
   });
 });
+
+/** The file's comments: none is lost, and a question's comment is written once, above the question in the asking branch. */
+describe('comments', () => {
+  const commentLines = (text: string): Map<string, number> => {
+    const counts = new Map<string, number>();
+    for (const line of text.split('\n').map(l => l.trim())) {
+      if (/^(\/\/|\/\*|\*)/.test(line) && line !== '/**' && line !== '*/') counts.set(line, (counts.get(line) ?? 0) + 1);
+    }
+    return counts;
+  };
+
+  it('are all kept, and written twice only with code the rewrite writes in two branches', () => {
+    const lost: string[] = [];
+    const twice: string[] = [];
+    for (const name of cases) {
+      const input = commentLines(readFileSync(join(root, name, `input${extensionOf(name)}`), 'utf8'));
+      const output = commentLines(readFileSync(join(root, name, `output${extensionOf(name)}`), 'utf8'));
+      for (const [line, n] of input) {
+        if ((output.get(line) ?? 0) < n) lost.push(`${name}: ${line}`);
+        if ((output.get(line) ?? 0) > n) twice.push(`${name}: ${line}`);
+      }
+    }
+    expect(lost).toEqual([]);
+    // A finally block runs on the asking path and on the last one; the second-run fixture's input is an earlier output,
+    // whose comment on a re-ask the rewrite writes again for the handler it adds.
+    expect(twice).toEqual([
+      "v2-second-run: // The retry came without this round's answer: ask again.",
+      'v2-try-finally-audit: // Released once per call, after the last answer.',
+    ]);
+  });
+});

@@ -551,6 +551,12 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       const replaced = ts.isParenthesizedExpression(s.awaited.parent) && !ts.isAsExpression(answer) ? s.awaited.parent : s.awaited;
       const edits = [{ start: replaced.getStart(sourceFile), end: replaced.getEnd(), text: answerText.text, protect: answerText.protect }, ...normalEdits(s.statement, cx, s.statement).filter(e => e.start >= replaced.getEnd() || e.end <= replaced.getStart(sourceFile))];
       if (ts.isVariableStatement(s.statement) && declaredDecls(ts, s.statement, rounds.flow).some(d => cx.hoisted.has(d))) edits.push(...asAssignment(s.statement));
+      // The comment lines above the question stay with it, in the asking branch: not written again here (blank lines are).
+      for (const c of ts.getLeadingCommentRanges(text, s.statement.pos) ?? []) {
+        const lineStart = text.lastIndexOf('\n', c.pos - 1) + 1;
+        const lineEnd = text.indexOf('\n', c.end);
+        if (c.pos >= start && lineEnd >= 0 && text.slice(lineStart, c.pos).trim() === '' && text.slice(c.end, lineEnd).trim() === '') edits.push({ start: lineStart, end: lineEnd + 1, text: '' });
+      }
       return [{ kind: 'chunk', chunk: original(start, end, edits) }];
     };
     return [...pendingFor(s, cx), ...readPieces(s, cx), ...piece()];
