@@ -29,9 +29,10 @@ export interface TransformContext {
   /** Working directory, for relative paths in reports. */
   cwd: string;
   /**
-   * The CLI's plan of the project's files together: servers whose handlers are registered in other
-   * files than the one constructing them get one codec, in a generated module. Absent in a per-file
-   * run (jscodeshift, tests), where such handlers are refused as `server-not-found`.
+   * The CLI's plan of the project's files together: the servers whose handlers it rewrites get one
+   * codec, in the support module every such file imports. Absent in a per-file run (jscodeshift,
+   * tests), where the codec is written into the file and handlers whose server is constructed in
+   * another file are refused as `server-not-found`.
    */
   shared?: SharedRequestState | undefined;
   /**

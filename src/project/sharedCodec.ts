@@ -12,12 +12,13 @@ import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
 import { SHARED_NAMES, sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isEsModule } from '../analysis/moduleFormat.js';
+import { ownerManifest } from './packageJson.js';
 import { applyEdits, quoteStyle, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
 import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
 
 /** The plan of a run's files together, before any is rewritten. */
 export interface ProjectPlan {
-  /** One codec in a generated module, for servers whose handlers span files (undefined when none does). */
+  /** The support module every migrated file imports its codec and helpers from (undefined when no file can). */
   shared: SharedRequestState | undefined;
   /**
    * Files linked by asking helpers used across files (the helper's file and its callers' files):
@@ -176,10 +177,8 @@ function writtenModuleOf(tsApi: TS, program: ts.Program, packageDir: string | un
 
 /** The folder of the package.json nearest to a file (its package), or undefined without one. */
 function packageDirOf(file: string): string | undefined {
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
+  const manifest = ownerManifest(file, path.parse(file).root);
+  return manifest && path.dirname(manifest);
 }
 
 interface EarlierWiring {

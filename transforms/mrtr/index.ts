@@ -269,6 +269,9 @@ function keptHookDiagnostics(ts: TS, sourceFile: ts.SourceFile, analysis: FileAn
   });
 }
 
+/** How a migrated site's to-do of serving the 2026-07-28 era begins (the report drops it once every serving entry does). */
+export const SERVE_TODO = 'Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...)';
+
 /**
  * Whether this file's handlers use the shared codec module: one of their servers is in the CLI's
  * shared plan (then all of the file's handlers do, so the file has one codec). A handler whose server
@@ -472,10 +475,10 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, 
   if (ignored) {
     // Left on purpose: nothing to do.
   } else if (verdict.kind === 'migrate' && site.kind === 'capability-guard') {
-    todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); the guard now reads each request\'s own capabilities there.');
+    todo.push(`${SERVE_TODO}; the guard now reads each request's own capabilities there.`);
   } else if (verdict.kind === 'migrate') {
     todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
-    todo.push('Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...); a plain server.connect(transport) only speaks the 2025 era.');
+    todo.push(`${SERVE_TODO}; a plain server.connect(transport) only speaks the 2025 era.`);
     if (site.kind === 'sampling') todo.push('Sampling is deprecated (SEP-2577): consider calling your model provider directly instead of asking the client.');
   } else if (verdict.reason === 'sdk-version') {
     todo.push(verdict.hint);

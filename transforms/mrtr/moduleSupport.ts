@@ -244,7 +244,7 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
   return edits;
 }
 
-/** The generated module of a server whose handlers span files: one codec, exported with its helpers. */
+/** The support module: the codec every migrated file of the project mints with, exported with its helpers. */
 export function sharedModuleText(options: { ts: TS; uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; keeps: boolean; newline: string; unit: string; quote: '"' | "'" }): string {
   const values = ['ProtocolError', 'ProtocolErrorCode', 'createRequestStateCodec'];
   const types = ['ServerContext'];

@@ -3,6 +3,7 @@ import { detectFormatter, shellQuote } from '../formatter.js';
 import { sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { restoreShape, splitBom } from '../sourceText.js';
 import { toolVersion } from '../version.js';
+import { SERVE_TODO } from '../../../transforms/mrtr/index.js';
 
 /** The RunReport every output format is made from. */
 export function report(run: RunState): RunReport {
@@ -53,9 +54,6 @@ function withoutServingTodo(sites: SiteReport[], serving: ServingEntryReport[]):
   if (serving.length === 0 || serving.some(e => e.status === 'manual')) return sites;
   return sites.map(site => ({ ...site, todo: site.todo.filter(t => !t.startsWith(SERVE_TODO)) }));
 }
-
-/** How the rewrite's to-do of serving the 2026-07-28 era begins (transforms/mrtr siteReport). */
-const SERVE_TODO = 'Serve the 2026-07-28 era through serveStdio(...) or createMcpHandler(...)';
 
 function fileReport(entry: Entry, written: boolean): FileReport {
   const after = splitBom(restoreShape(sourceTextOf(entry), entry.shape)).text;
