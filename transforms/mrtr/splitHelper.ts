@@ -79,7 +79,7 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
     : undefined;
   const request = part(env, fn, names.request, params(split.requestParams), split.requestAsync ? 'Promise<InputRequest>' : 'InputRequest', split.requestAsync, requestBody, indent);
   const lines = [
-    `// ${split.name}() asked the client mid-call; split for multi round-trip requests (SEP-2322), added by mrtr-migrate:`,
+    `// ${split.name}() asked the client mid-call; mrtr-migrate split it in two for multi round-trip requests (SEP-2322):`,
     split.identity
       ? `// its callers send ${names.request}() in the round that asks and use the answer when it comes back.`
       : `// its callers send ${names.request}() in the round that asks and pass the answer to ${names.result}().`,
