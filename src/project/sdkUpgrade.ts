@@ -3,6 +3,7 @@ import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
 import type { Diagnostic } from '../report/model.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
 import { restoreIndentation } from './indentation.js';
+import { lineAfterRelayout, restoreRegistrationLayout } from './registrationLayout.js';
 import { afterOfficialStage, beforeOfficialStage } from './stageRepairs.js';
 
 /**
@@ -121,6 +122,12 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   // Whitespace at line starts only: the lines (and the diagnostics' line numbers) stay where they are.
   const reindented = restoreIndentation(sourceFile.getFilePath(), original, sourceFile.getFullText());
   if (reindented !== sourceFile.getFullText()) sourceFile.replaceWithText(reindented);
+  // A registration written an argument per line is written so again (this adds lines: the diagnostics follow).
+  const relaid = sourceFile.getFullText() === original ? undefined : restoreRegistrationLayout(sourceFile.getFilePath(), original, sourceFile.getFullText());
+  if (relaid && relaid.added.length > 0) {
+    sourceFile.replaceWithText(relaid.text);
+    for (const d of found) d.line = lineAfterRelayout(d.line, relaid.added);
+  }
   requoteModuleSpecifiers(sourceFile, original);
   return {
     changed: sourceFile.getFullText() !== original,
