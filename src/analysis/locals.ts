@@ -5,6 +5,7 @@ import { jsonnessOfInitializer, jsonnessOfType, liveObjectOf, type Jsonness } fr
 import { forEachValueIdentifier, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, scopeDeclarations, type LocalDecl } from './scope.js';
 import { lineOf } from './places.js';
 import { secretValueOf } from './secrets.js';
+import { fileTypeNames, printType, SDK_TYPE_NAMES } from './typeNames.js';
 import { callUse, changingCallsAfter, guardsAfter, identityUse, isChangedState, isKeyedLookup, isPlainRead, isPureExitGuard, localsReadBy, sharedOrigin, type SharedOrigin } from './sharedState.js';
 import { skipOuter } from './sdk.js';
 import type { LiveLocal, QuestionKind, TS } from './types.js';
@@ -442,10 +443,12 @@ function describe(input: LiveLocalsInput, decl: LocalDecl, firstRead: ts.Identif
   if (named && named.problem === undefined && named.imports.length === 0) {
     return { type: written.getText(sourceFile), jsonness: jsonnessOfType(ts, checker, type), typeImports: [] };
   }
-  const printed = checker.typeToString(type, sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope);
+  const names = fileTypeNames(ts, checker, sourceFile);
+  const printed = printType(ts, checker, type, sourceFile, names);
   const node = checker.typeToTypeNode(type, sourceFile, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.UseAliasDefinedOutsideCurrentScope);
   const { problem, imports } = node ? typeNameability(ts, checker, node, sourceFile) : { problem: undefined, imports: [] };
-  return { type: printed, jsonness: jsonnessOfType(ts, checker, type), typeProblem: problem, typeImports: imports };
+  const sdkNames = printed.used.filter(name => names.some(n => n.name === name && n.sdk));
+  return { type: printed.text, jsonness: jsonnessOfType(ts, checker, type), typeProblem: problem, typeImports: [...new Set([...imports, ...sdkNames])] };
 }
 
 /** A type from the shape of a JSON initializer, for code analysed without a checker. */
@@ -486,9 +489,6 @@ function typeNameability(ts: TS, checker: ts.TypeChecker, node: ts.TypeNode, sou
   }
   return { problem: undefined, imports };
 }
-
-/** SDK types a carried local may have that the rewrite can import from @modelcontextprotocol/server. */
-const SDK_TYPE_NAMES = new Set(['ElicitResult', 'CreateMessageResult', 'CreateMessageResultWithTools', 'ListRootsResult', 'Root', 'CallToolResult', 'GetPromptResult', 'ReadResourceResult', 'ContentBlock', 'TextContent']);
 
 function answerKind(ts: TS, init: ts.Expression, questionOf: (e: ts.Expression) => QuestionKind | undefined): QuestionKind | undefined {
   const e = skipOuter(ts, init);

@@ -1,5 +1,6 @@
 import { ts } from 'ts-morph';
-import { applyEdits, indentUnit, newlineOf, type Edit } from '../../transforms/mrtr/text.js';
+import type { TS } from '../analysis/types.js';
+import { applyEdits, indentUnit, newlineOf, trailingCommas, type Edit } from '../../transforms/mrtr/text.js';
 
 const REGISTRATIONS = new Set(['registerTool', 'registerPrompt', 'registerResource']);
 
@@ -27,13 +28,13 @@ export interface AddedLines {
  * so the body sits two levels under a call whose `});` is one level up. This writes such a call one
  * argument per line again, as it was: the body and the lines around it stay as they are, the handler
  * closes one level in and the call at its own level. A config object too long for the file's longest
- * line gets a line per property. `original`: the file before the stage (for its trailing commas and
- * line length).
+ * line gets a line per property. `original`: the file before the stage, for its trailing commas (as
+ * trailingCommas finds them) and its line length.
  */
 export function restoreRegistrationLayout(fileName: string, original: string, text: string): { text: string; added: AddedLines[] } {
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const newline = newlineOf(text);
-  const comma = /,[ \t]*\r?\n[ \t]*\)/.test(original) ? ',' : '';
+  const comma = trailingCommas(ts as unknown as TS, ts.createSourceFile(fileName, original, ts.ScriptTarget.Latest, true) as never) ? ',' : '';
   const longest = Math.max(80, ...original.split(/\r?\n/).map(l => l.length));
   const unit = indentUnit(text);
   const edits: Edit[] = [];

@@ -4,6 +4,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { folderEntry, migrateFolder, sourceFiles } from './folderPipeline.js';
 import { runFixture, type FixtureResult } from './pipeline.js';
+import { trailingCommas } from '../../transforms/mrtr/text.js';
 
 /**
  * Fixture pairs: the rewrite of fixtures/<case>/input.ts, as the CLI writes it, is exactly output.ts and
@@ -164,6 +165,27 @@ describe('quote style', () => {
     const modules = readdirSync(join(root, name)).filter(f => /^requestState\.[cm]?[jt]s$/.test(f));
     for (const module of modules) generated.push(...literalsOf(module, readFileSync(join(root, name, module), 'utf8')));
     expect(generated.filter(l => !l.startsWith(quote))).toEqual([]);
+  });
+});
+
+/** A multi-line object the rewrite writes (`return inputRequired({ ... })`) ends as the file's multi-line lists do. */
+describe('trailing commas', () => {
+  const lastProperty = /^\s*requestState: await \w+\.mint\(.*\)(,?)$/;
+  it.each(cases)('%s: the rewrite\'s multi-line objects end with a comma where the file\'s lists do', name => {
+    const input = join(root, name, `input${extensionOf(name)}`);
+    const wanted = trailingCommas(ts as never, ts.createSourceFile(input, readFileSync(input, 'utf8'), ts.ScriptTarget.Latest, true) as never) ? ',' : '';
+    // Lines an earlier run wrote (the second-run fixture's input) stay as they are.
+    const before = new Set(readFileSync(input, 'utf8').split('\n'));
+    const ends = readFileSync(join(root, name, `output${extensionOf(name)}`), 'utf8').split('\n').filter(l => !before.has(l)).map(l => lastProperty.exec(l)?.[1]).filter(e => e !== undefined);
+    expect(ends.filter(e => e !== wanted)).toEqual([]);
+  });
+
+  it('are left out in a file that writes none', () => {
+    const input = join(root, 'v2-elicit-straight', 'input.ts');
+    const text = readFileSync(input, 'utf8').replace(/,(\s*\n\s*[)\]}])/g, '$1');
+    const ends = runFixture(input, text).text.split('\n').map(l => lastProperty.exec(l)?.[1]).filter(e => e !== undefined);
+    expect(ends.length).toBeGreaterThan(0);
+    expect(ends.every(e => e === '')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { quoteStyle, requote, requoteType } from '../../transforms/mrtr/text.js';
+import { quoteStyle, requote, requoteType, trailingCommas } from '../../transforms/mrtr/text.js';
 import type { TS } from '../../src/analysis/types.js';
 
 const api = ts as unknown as TS;
@@ -26,5 +26,13 @@ describe('requote', () => {
 
   it('requotes the string literal types of a printed type', () => {
     expect(requoteType(api, '{ action: "accept" | "decline"; "x-y"?: string }', "'")).toBe("{ action: 'accept' | 'decline'; 'x-y'?: string }");
+  });
+});
+
+describe('a file\'s trailing commas', () => {
+  it('are what most of its lists written over several lines do; lists on one line do not count', () => {
+    expect(trailingCommas(api, file('const a = {\n  b: 1,\n};\nf(\n  a,\n);\nconst c = [\n  1\n];\n'))).toBe(true);
+    expect(trailingCommas(api, file('const a = {\n  b: 1\n};\nf(\n  a\n);\nconst c = [1, 2,];\n'))).toBe(false);
+    expect(trailingCommas(api, file('const a = { b: 1 };\n'))).toBe(false);
   });
 });

@@ -30,8 +30,8 @@ export function eraseTypes(ts: TS, fileName: string, text: string, sdkTypes: Ite
           break;
         }
         const indent = indentAt(text, node.getStart(file));
-        // A one-member union keeps no leading `|`.
-        const lines = jsdocType(node.type).replace(/^\|\s*(?=[^\n]*$)/, '').split(/\r?\n/);
+        // No leading `|` before the first member: `{{ step: 'a' } | { step: 'b' }}`, not `{| { ...`.
+        const lines = jsdocType(node.type).replace(/^\|\s*/, '').split(/\r?\n/);
         const comment = lines.length === 1
           ? `/** @typedef {${lines[0]}} ${node.name.text} */`
           : [`/**`, ` * @typedef {${lines[0]}`, ...lines.slice(1).map(l => ` * ${l.slice(indent.length)}`), ` * } ${node.name.text}`, ` */`].join(newline + indent);

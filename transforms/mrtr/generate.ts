@@ -17,6 +17,8 @@ export interface GenerateOptions {
   newline: string;
   /** The file's string quotes. */
   singleQuote: boolean;
+  /** Whether the file's multi-line lists end with a comma. */
+  trailingComma?: boolean;
 }
 
 /** A local and the requestState key it travels under (the same unless its name is one the state keeps for itself). */
@@ -68,12 +70,14 @@ export class Generator {
     return this.f.createTypeReferenceNode(this.id(text));
   }
 
+  /** On several lines, the last property takes a comma where the file's lists do (options.trailingComma). */
   object(props: Array<[string, ts.Expression] | string>, multiLine = false): ts.ObjectLiteralExpression {
-    return this.f.createObjectLiteralExpression(props.map(p => (typeof p === 'string'
+    const properties = props.map(p => (typeof p === 'string'
       ? this.f.createShorthandPropertyAssignment(p)
       : p[1].kind === this.options.ts.SyntaxKind.Identifier && (p[1] as ts.Identifier).text === p[0]
         ? this.f.createShorthandPropertyAssignment(p[0])
-        : this.f.createPropertyAssignment(p[0], p[1]))), multiLine);
+        : this.f.createPropertyAssignment(p[0], p[1])));
+    return this.f.createObjectLiteralExpression(this.f.createNodeArray(properties, multiLine && this.options.trailingComma === true), multiLine);
   }
 
   declare(kind: 'const' | 'let', name: string | ts.BindingName, init: ts.Expression | undefined, type?: ts.TypeNode): ts.VariableStatement {

@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import type { FileAnalysis, HandlerPlan } from '../../src/analysis/index.js';
 import { conditionalOf, isStableReference } from '../../src/analysis/rounds.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
+import { fileTypeNames, printType } from '../../src/analysis/typeNames.js';
 import type { TS } from '../../src/analysis/types.js';
 import type { ListRound } from '../../src/analysis/flow.js';
 import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
@@ -65,7 +66,7 @@ function handlerEdits(o: NormalizeOptions, plan: HandlerPlan, answerTypes: Set<s
       continue;
     }
     const conditional = conditionalOf(ts, s.awaited, s.statement);
-    if (conditional) edits.push(...spill(o, conditional, s.statement, names));
+    if (conditional) edits.push(...spill(o, conditional, s.statement, names, answerTypes));
   }
   return edits;
 }
@@ -208,13 +209,19 @@ function indexLoop(o: NormalizeOptions, loop: ts.ForOfStatement | ts.ForInStatem
 }
 
 /** The question's conditional expression spilled into statements with the same evaluation order. */
-function spill(o: NormalizeOptions, conditional: ts.Expression, statement: ts.Statement, names: LocalNames): Edit[] {
+function spill(o: NormalizeOptions, conditional: ts.Expression, statement: ts.Statement, names: LocalNames, answerTypes: Set<string>): Edit[] {
   const { ts, sourceFile, text, checker } = o;
   const nl = o.newline;
   const indent = indentAt(text, statement.getStart(sourceFile));
   const inner = indent + o.unit;
   const src = (n: ts.Node): string => reindentProtected({ text: n.getText(sourceFile), protect: [] }, indentAt(text, n.getStart(sourceFile)), inner).text;
-  const typeText = (n: ts.Node): string => (checker ? requoteType(ts, checker.typeToString(checker.getTypeAtLocation(n), sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope), quoteStyle(ts, sourceFile)) : 'unknown');
+  const typeText = (n: ts.Node): string => {
+    if (!checker) return 'unknown';
+    const known = fileTypeNames(ts, checker, sourceFile);
+    const printed = printType(ts, checker, checker.getTypeAtLocation(n), sourceFile, known);
+    for (const name of printed.used) if (known.some(k => k.name === name && k.sdk)) answerTypes.add(name);
+    return requoteType(ts, printed.text, quoteStyle(ts, sourceFile));
+  };
   const e = skipOuter(ts, conditional);
   /** The statements that give `target` the conditional's value. */
   const assign = (target: string): string[] => {

@@ -8,6 +8,7 @@ import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLik
 import { isPureExpression } from '../../src/analysis/flow.js';
 import { guardsAfter, isPureExitGuard, localsReadBy } from '../../src/analysis/sharedState.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
+import { fileTypeNames, printType } from '../../src/analysis/typeNames.js';
 import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator, type Renamed } from './generate.js';
 import { BLANK_LINE, chunk, condition, line, render, START, type Chunk, type Piece, type StepTest } from './pieces.js';
@@ -15,7 +16,7 @@ import {
   answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, uniqueStep, widenReturnType,
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
-import { caseLabelName, indentAt, quoteStyle, reindentProtected, type Edit } from './text.js';
+import { caseLabelName, indentAt, quoteStyle, reindentProtected, trailingCommas, type Edit } from './text.js';
 import { droppedUrlIds } from './urlQuestion.js';
 
 /**
@@ -91,7 +92,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const callVar = locals.take('call');
   const resumingVar = rounds.dynamic ? locals.take('resuming') : undefined;
   const askedVar = rounds.finallyFlag ? locals.take('askedForInput') : undefined;
-  const gen = new Generator({ ts, unit: env.unit, newline: env.newline, singleQuote: quoteStyle(ts, env.sourceFile) === "'" });
+  const gen = new Generator({ ts, unit: env.unit, newline: env.newline, singleQuote: quoteStyle(ts, env.sourceFile) === "'", trailingComma: trailingCommas(ts, env.sourceFile) });
   const f = gen.f;
 
   const suspensions = rounds.suspensions;
@@ -761,8 +762,10 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     if (checker) {
       const symbol = checker.getSymbolAtLocation(decl.nameNode);
       if (symbol) {
-        const type = checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode);
-        return gen.type(checker.typeToString(type, sourceFile, ts.TypeFormatFlags.NoTruncation | ts.TypeFormatFlags.UseAliasDefinedOutsideCurrentScope));
+        const names = fileTypeNames(ts, checker, sourceFile);
+        const printed = printType(ts, checker, checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode), sourceFile, names);
+        for (const name of printed.used) if (names.some(n => n.name === name && n.sdk)) sdkTypes.add(name);
+        return gen.type(printed.text);
       }
     }
     for (const s of suspensions) {
@@ -1241,9 +1244,11 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const members = suspensions.map(s => {
       const requests = s.requestRebuilt ? [] : [s.list ? 'requests: InputRequest[]' : s.combinator ? `requests: { ${s.questions.map(q => `${q.key}: InputRequest`).join('; ')} }` : 'request: InputRequest'];
       const fields = [`step: '${s.step}'`, 'call: string', ...requests, ...statePayload.get(s)!.map(c => `${keyed(c.name).key}: ${c.type}`)];
-      return `${env.unit}| { ${fields.join('; ')} }`;
+      return `{ ${fields.join('; ')} }`;
     });
-    return `type ${env.stateTypeName} =${env.newline}${members.join(env.newline)};`;
+    // One member per line, each after a `|`; one round's type is that member alone.
+    if (members.length === 1) return `type ${env.stateTypeName} = ${members[0]};`;
+    return `type ${env.stateTypeName} =${env.newline}${members.map(m => `${env.unit}| ${m}`).join(env.newline)};`;
   }
 }
 

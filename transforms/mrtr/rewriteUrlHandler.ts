@@ -3,7 +3,7 @@ import type { HandlerPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import type { TS } from '../../src/analysis/types.js';
 import { bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, LocalNames, quoteLike, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
-import { indentAt, reindentProtected, splice, type Edit } from './text.js';
+import { indentAt, reindentProtected, splice, trailingCommas, type Edit } from './text.js';
 
 /** The message UrlElicitationRequiredError uses when given none (SDK v1 and v2, one elicitation). */
 const DEFAULT_MESSAGE = 'URL elicitation required';
@@ -60,7 +60,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
       `const ${requestVar} = inputRequired.elicitUrl({ message: ${elicitationVar}.message, url: ${elicitationVar}.url });`,
       'return inputRequired({',
       `${env.unit}inputRequests: { ${step}: ${requestVar} },`,
-      `${env.unit}requestState: await ${env.module.codec}.mint({ ${payload} }, ${ctxName}),`,
+      `${env.unit}requestState: await ${env.module.codec}.mint({ ${payload} }, ${ctxName})${trailingCommas(env.ts, env.sourceFile) ? ',' : ''}`,
       '});',
     ];
     const text = lone

@@ -76,6 +76,39 @@ export function quoteStyle(ts: TS, sourceFile: ts.SourceFile): '"' | "'" {
   return style;
 }
 
+/** Whether each file ends its multi-line lists with a comma, found once per file. */
+const trailing = new WeakMap<ts.SourceFile, boolean>();
+
+/**
+ * Whether the file ends a list written over several lines (an object or array literal, a call's
+ * arguments) with a comma after its last element: most of its such lists do. A multi-line object the
+ * rewrite writes (`inputRequired({ ... })`) follows it.
+ */
+export function trailingCommas(ts: TS, sourceFile: ts.SourceFile): boolean {
+  const known = trailing.get(sourceFile);
+  if (known !== undefined) return known;
+  let withComma = 0;
+  let without = 0;
+  const count = (list: ts.NodeArray<ts.Node>, close: number) => {
+    const last = list.at(-1);
+    if (!last) return;
+    const line = (pos: number) => sourceFile.getLineAndCharacterOfPosition(pos).line;
+    if (line(last.getEnd()) === line(close)) return;
+    if (list.hasTrailingComma) withComma++;
+    else without++;
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isObjectLiteralExpression(node)) count(node.properties, node.getEnd() - 1);
+    else if (ts.isArrayLiteralExpression(node)) count(node.elements, node.getEnd() - 1);
+    else if (ts.isCallExpression(node)) count(node.arguments, node.getEnd() - 1);
+    node.forEachChild(visit);
+  };
+  visit(sourceFile);
+  const style = withComma > without;
+  trailing.set(sourceFile, style);
+  return style;
+}
+
 /** `value` as a string literal in `quote`. */
 export function stringLiteral(value: string, quote: '"' | "'"): string {
   const json = JSON.stringify(value);
