@@ -77,6 +77,24 @@ it('a comment above a question that opens a nested block stays once, above the q
   expect(repeatedCommentLines(result.text!)).toEqual([]);
 });
 
+it('a blank line above a question stays above it in the asking round (and the first statement of a block has none)', () => {
+  const input = [
+    "import { McpServer } from '@modelcontextprotocol/server';",
+    "import * as z from 'zod/v4';",
+    "const server = new McpServer({ name: 'demo', version: '1.0.0' });",
+    "server.registerTool('confirm', { inputSchema: z.object({ item: z.string() }) }, async ({ item }, ctx) => {",
+    '  const label = item.toUpperCase();',
+    '',
+    "  const answer = await ctx.mcpReq.elicitInput({ mode: 'form', message: `Delete ${label}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });",
+    "  return { content: [{ type: 'text', text: answer.action }] };",
+    '});',
+  ].join('\n');
+  const result = runPipeline(resolve(root, 'blank-before-question.ts'), input);
+  expect(result.sites.map(s => s.status)).toEqual(['migrated']);
+  expect(result.text).toContain('    const label = item.toUpperCase();\n\n    const answerRequest = inputRequired.elicit(');
+  expect(result.text).not.toMatch(/\{\n\n/);
+});
+
 it('finds comments the way the tests above rely on (and not inside strings)', () => {
   expect(commentsOf([
     '// one',

@@ -24,6 +24,7 @@ import { applyEdits, indentAt, indentUnit, literalRanges, newlineOf, pascalCase,
 import { NameAllocator } from '../../src/analysis/names.js';
 import { normalizeEdits } from './normalize.js';
 import { droppedUrlIds, unusedImportEdits } from './urlQuestion.js';
+import { dropOrphanedImports } from './orphanedImports.js';
 import { putBack, sdkAliasing, setAside } from './sdkAliases.js';
 
 /**
@@ -100,6 +101,10 @@ export const mrtrTransform: Transform = {
     const result = rewriteFile(ts, working.sourceFile, working.analysis, context.cwd, working.checker, { shared: context.shared });
     let text = result.text ?? working.sourceFile.text;
     if (aliasing) text = putBack(ts, compiled.fileName, text, aliasing);
+    // Imported names only the rewritten code used go (TypeScript emits an unused import of a name
+    // nowhere, unless it keeps imports as written).
+    const keepsImports = isJavaScriptFile(compiled.fileName) || working.options.verbatimModuleSyntax === true || working.options.preserveValueImports === true;
+    text = dropOrphanedImports(ts, compiled.fileName, original, text, keepsImports);
     if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
     const report = working.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
     return {

@@ -279,12 +279,13 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   /**
    * The comment lines above a statement that is written anew (a compound statement whose header
-   * changes, a question replaced by its ask): they stay with it.
+   * changes, a question replaced by its ask): they stay with it, as does a blank line above it
+   * (a block's first statement gets none: render drops it).
    */
-  const leadingComments = (s: ts.Node): Piece[] => {
+  const leadingComments = (s: ts.Statement): Piece[] => {
     const [from] = rangeOf(s);
     const trivia = text.slice(from, s.getStart(sourceFile));
-    if (trivia.trim() === '') return [];
+    if (trivia.trim() === '') return blankLinesBefore(s) ? [chunk(BLANK_LINE)] : [];
     return [chunk(trivia.replace(/[ \t]*$/, '').replace(/\r?\n$/, ''), indentAt(text, s.getStart(sourceFile)))];
   };
 
@@ -390,7 +391,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     stateFields.push(...carriedFields(s));
     const requests = gen.object(s.questions.map((q, i) => [q.key, gen.id(n.request[i]!)] as [string, ts.Expression]));
     statements.push(...endRound(requests, gen.object(stateFields)));
-    // The question's own leading comments stay with it.
+    // The question's own leading comments (or blank line) stay with it.
     return [...(withComments ? leadingComments(s.statement) : []), { kind: 'chunk', chunk: gen.print(statements) }];
   };
 
