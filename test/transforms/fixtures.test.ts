@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { folderEntry, migrateFolder, sourceFiles } from './folderPipeline.js';
 import { runFixture, type FixtureResult } from './pipeline.js';
 import { trailingCommas } from '../../transforms/mrtr/text.js';
+import { markerText } from '../../transforms/mrtr/index.js';
 
 /**
  * Fixture pairs: the rewrite of fixtures/<case>/input.ts, as the CLI writes it, is exactly output.ts and
@@ -186,6 +187,38 @@ describe('trailing commas', () => {
     const ends = runFixture(input, text).text.split('\n').map(l => lastProperty.exec(l)?.[1]).filter(e => e !== undefined);
     expect(ends.length).toBeGreaterThan(0);
     expect(ends.every(e => e === '')).toBe(true);
+  });
+});
+
+/**
+ * A marker is read in the rewritten file: the lines its reason names (the report keeps the lines of the
+ * input) are the lines of the output that hold the same code.
+ */
+describe('markers', () => {
+  const LINES = /\blines? (\d+(?:(?:, | and )\d+)*)/g;
+  const numbers = (text: string) => [...text.matchAll(LINES)].flatMap(m => m[1]!.match(/\d+/g)!.map(Number));
+  // Servers on the v2 SDK (a v1 server's reasons name lines of the SDK stage's text) with a marker that names a line.
+  const v2 = cases.filter(name => readFileSync(join(root, name, `input${extensionOf(name)}`), 'utf8').includes("'@modelcontextprotocol/server'") &&
+    readFileSync(join(root, name, `output${extensionOf(name)}`), 'utf8').split('\n').some(l => l.includes('mrtr-migrate: ') && numbers(l).length > 0));
+
+  it.each(v2)('%s: name the lines of the output', name => {
+    const input = readFileSync(join(root, name, `input${extensionOf(name)}`), 'utf8').split('\n');
+    const output = readFileSync(join(root, name, `output${extensionOf(name)}`), 'utf8').split('\n');
+    const result = runFixture(join(root, name, `input${extensionOf(name)}`), input.join('\n'));
+    const wrong: string[] = [];
+    const shape = (line: string) => line.trim().replace(LINES, (_, word: string) => `${word} #`);
+    for (const site of result.sites) {
+      if (site.status !== 'refused' || !site.hint || !site.reason) continue;
+      // The site's marker as the analysis wrote it (the input's lines), and as the output has it.
+      const written = markerText(site.reason, site.hint);
+      const marker = output.find(l => shape(l) === shape(written) && !input.includes(l));
+      if (!marker || numbers(written).length === 0) continue;
+      const cited = numbers(marker);
+      numbers(written).forEach((was, i) => {
+        if (input[was - 1]?.trim() !== output[cited[i]! - 1]?.trim()) wrong.push(`${marker.trim()}: line ${cited[i]} is not input line ${was}`);
+      });
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

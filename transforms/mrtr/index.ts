@@ -25,6 +25,7 @@ import { NameAllocator } from '../../src/analysis/names.js';
 import { normalizeEdits } from './normalize.js';
 import { droppedUrlIds, unusedImportEdits } from './urlQuestion.js';
 import { dropOrphanedImports } from './orphanedImports.js';
+import { remapMarkerLines } from './markerLines.js';
 import { putBack, sdkAliasing, setAside } from './sdkAliases.js';
 
 /**
@@ -98,13 +99,11 @@ export const mrtrTransform: Transform = {
       sourceFile.replaceWithText(applyEdits(base, lowering));
       working = again('lowering loops and conditional expressions');
     }
-    const result = rewriteFile(ts, working.sourceFile, working.analysis, context.cwd, working.checker, { shared: context.shared });
+    // TypeScript emits an unused import nowhere, unless it keeps imports as written.
+    const keepsImports = working.options.verbatimModuleSyntax === true || working.options.preserveValueImports === true;
+    const result = rewriteFile(ts, working.sourceFile, working.analysis, context.cwd, working.checker, { shared: context.shared, keepsImports });
     let text = result.text ?? working.sourceFile.text;
     if (aliasing) text = putBack(ts, compiled.fileName, text, aliasing);
-    // Imported names only the rewritten code used go (TypeScript emits an unused import of a name
-    // nowhere, unless it keeps imports as written).
-    const keepsImports = isJavaScriptFile(compiled.fileName) || working.options.verbatimModuleSyntax === true || working.options.preserveValueImports === true;
-    text = dropOrphanedImports(ts, compiled.fileName, original, text, keepsImports);
     if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
     const report = working.analysis === analysis ? result : rewriteFile(ts, compiled, analysis, context.cwd, program.getTypeChecker(), { reportOnly: true });
     return {
@@ -140,7 +139,7 @@ export interface FileRewrite {
 }
 
 /** The per-file rewrite on plain TypeScript objects (shared by the CLI transform and the jscodeshift adapter). */
-export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker, options: { reportOnly?: boolean; shared?: SharedRequestState | undefined } = {}): FileRewrite {
+export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAnalysis, cwd: string, checker?: ts.TypeChecker, options: { reportOnly?: boolean; shared?: SharedRequestState | undefined; keepsImports?: boolean } = {}): FileRewrite {
   const text = sourceFile.text;
   const newline = newlineOf(text);
   const unit = indentUnit(text);
@@ -251,6 +250,11 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   if (rewritten !== undefined && isJavaScriptFile(sourceFile.fileName)) {
     const sdkTypes = [...rewrites.values()].flatMap(r => [...r.sdkTypes]);
     rewritten = eraseTypes(ts, sourceFile.fileName, rewritten, [...sdkTypes, ...SUPPORT_TYPES]);
+  }
+  if (rewritten !== undefined) {
+    // Imported names only the rewritten code used go; then a marker names the lines of the file as written.
+    rewritten = dropOrphanedImports(ts, sourceFile.fileName, text, rewritten, options.keepsImports === true || isJavaScriptFile(sourceFile.fileName));
+    rewritten = remapMarkerLines(text, rewritten);
   }
   return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(ts, sourceFile, analysis, cwd)] };
 }
