@@ -222,6 +222,20 @@ describe('markers', () => {
   });
 });
 
+/**
+ * The rewrite adds its SDK names to the file's import of the SDK (a type-only one included), not a
+ * second import. (A v1 server's imports of the v2 SDK are the official stage's.)
+ */
+it('no v2 fixture output imports the SDK in more declarations than its input', () => {
+  const sdkImports = (text: string) => (text.match(/^import (?:type )?\{[^}]*\} from ['"]@modelcontextprotocol\/server['"]/gm) ?? []).length;
+  const pairs = [
+    ...cases.map(name => [join(root, name, `input${extensionOf(name)}`), join(root, name, `output${extensionOf(name)}`)]),
+    ...folders.flatMap(name => sourceFiles(join(root, name, 'input')).map(f => [join(root, name, 'input', f), join(root, name, 'output', f)])),
+  ].filter(([input, output]) => existsSync(output!) && readFileSync(input!, 'utf8').includes('@modelcontextprotocol/server'));
+  const more = pairs.filter(([input, output]) => sdkImports(readFileSync(output!, 'utf8')) > Math.max(1, sdkImports(readFileSync(input!, 'utf8'))));
+  expect(more.map(([, output]) => output!.slice(root.length + 1))).toEqual([]);
+});
+
 /** The file's comments: none is lost, and a question's comment is written once, above the question in the asking branch. */
 describe('comments', () => {
   const commentLines = (text: string): Map<string, number> => {

@@ -592,6 +592,15 @@ function importEdits(input: ModuleSupportInput, values: Set<string>, types: Set<
     if (!last) return [...edits, { start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${missing.join(', ')} }` }];
     return [...edits, { start: last.getEnd(), end: last.getEnd(), text: `, ${missing.join(', ')}` }];
   }
+  // `import type { McpServer } from '...'` takes the names too, rather than a second import of the SDK.
+  const typeOnly = sourceFile.statements.find((s): s is ts.ImportDeclaration => isServerImport(s) && s.importClause?.isTypeOnly === true &&
+    !s.importClause.name && !!s.importClause.namedBindings && ts.isNamedImports(s.importClause.namedBindings) && !edits.some(e => e.start < s.getEnd() && e.end > s.getStart(sourceFile)));
+  if (typeOnly) {
+    const named = (typeOnly.importClause!.namedBindings as ts.NamedImports).elements.map(e => `type ${e.getText(sourceFile)}`);
+    const specifier = typeOnly.moduleSpecifier.getText(sourceFile);
+    const semicolon = typeOnly.getText(sourceFile).endsWith(';') ? ';' : '';
+    return [...edits, { start: typeOnly.getStart(sourceFile), end: typeOnly.getEnd(), text: `import { ${[...named, ...missing].join(', ')} } from ${specifier}${semicolon}` }];
+  }
   return [...edits, { start: insertAt, end: insertAt, text: insertAt === 0 ? line + input.newline : input.newline + line }];
 }
 
