@@ -53,7 +53,7 @@ export class ContextFinder {
         }
         const relayed = callee === 'setRequestHandler' ? clientRequestMethod(ts, container) : undefined;
         if (relayed) {
-          return { type: 'no-request', why: 'relay', detail: `inside the ${relayed} request an upstream server sent this process's MCP client` };
+          return { type: 'no-request', why: 'relay', detail: `inside the ${relayed} request an upstream server sent to this process's MCP client` };
         }
         handed ??= handedToParameter(ts, container, parent as ts.Expression);
         continue; // an inline callback (map, then, new Promise, ...): keep walking out

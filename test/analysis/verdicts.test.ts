@@ -41,7 +41,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
     ].join('\n'));
     expect(verdicts(v1.typed)).toEqual(['7 refuse:relay']);
     expect(verdicts(v1.untyped)).toEqual(['7 refuse:relay']);
-    expect(hint(v1.typed.sites[0]!)).toMatch(/^inside the elicitation\/create request an upstream server sent this process's MCP client; pass the question through instead/);
+    expect(hint(v1.typed.sites[0]!)).toMatch(/^inside the elicitation\/create request an upstream server sent to this process's MCP client; pass the question through instead/);
     const v2 = analyzeBoth([
       ...V2,
       "import { Client } from '@modelcontextprotocol/client';",
