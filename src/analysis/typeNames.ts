@@ -28,7 +28,9 @@ export function fileTypeNames(ts: TS, checker: ts.TypeChecker, sourceFile: ts.So
     const declaration = symbol?.declarations?.[0];
     if (!symbol || !declaration || !(ts.isTypeAliasDeclaration(declaration) || ts.isInterfaceDeclaration(declaration)) || declaration.typeParameters) return;
     if (names.some(n => n.name === name)) return;
-    names.push({ name, type: checker.getDeclaredTypeOfSymbol(symbol), ...(sdk ? { sdk: true as const } : {}) });
+    const type = checker.getDeclaredTypeOfSymbol(symbol);
+    if (!distinctive(ts, symbol, type, sdk)) return;
+    names.push({ name, type, ...(sdk ? { sdk: true as const } : {}) });
   };
   const resolved = (symbol: ts.Symbol | undefined) => (symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
   let sdkModule: ts.Symbol | undefined;
@@ -45,6 +47,22 @@ export function fileTypeNames(ts: TS, checker: ts.TypeChecker, sourceFile: ts.So
   if (!known.has(checker)) known.set(checker, new WeakMap());
   known.get(checker)!.set(sourceFile, names);
   return names;
+}
+
+/**
+ * Whether a name stands for its type alone, so that a value of that type reads right under the name:
+ * an interface; an alias the checker keeps on its type (an object literal, or a union with an object
+ * or a literal in it, written there); a union of two or more literals (`type Field = (typeof
+ * FIELDS)[number]`); an SDK result type. Not `type Id = string`, `type Ids = string[]` or `type Maybe
+ * = string | undefined`, whose types every such value shares.
+ */
+function distinctive(ts: TS, symbol: ts.Symbol, type: ts.Type, sdk: boolean): boolean {
+  const object = (t: ts.Type) => (t.flags & ts.TypeFlags.Object) !== 0;
+  if (sdk) return object(type) || (type.isUnion() && type.types.some(object));
+  if (symbol.flags & ts.SymbolFlags.Interface) return type.symbol === symbol;
+  const literal = (t: ts.Type) => t.isLiteral() || (t.flags & ts.TypeFlags.BooleanLiteral) !== 0;
+  if (type.aliasSymbol === symbol) return object(type) || (type.isUnion() && type.types.some(t => object(t) || literal(t)));
+  return type.isUnion() && type.types.length >= 2 && type.types.every(literal);
 }
 
 /**

@@ -48,6 +48,18 @@ describe('printType', () => {
       "const row = { note: '; }', inner: { n: 1 } };",
     ].join('\n'))).toEqual({ ref: '{ id: string }', row: '{ note: string; inner: { n: number } }' });
   });
+
+  it('does not name a string, an array or a union of plain types by an alias every such value shares', () => {
+    expect(printed([
+      'type Id = string;',
+      'type Ids = string[];',
+      'type Maybe = string | undefined;',
+      'declare const flag: boolean;',
+      "const id = flag ? 'a' + flag : 'b' + flag;",
+      "const ids = ['a' + flag];",
+      "const maybe = flag ? id : undefined;",
+    ].join('\n'))).toEqual({ id: 'string', ids: 'string[]', maybe: 'string | undefined' });
+  });
 });
 
 describe('tidyType', () => {

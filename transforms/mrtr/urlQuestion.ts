@@ -6,6 +6,7 @@ import { resolveIdentifier } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import type { TS } from '../../src/analysis/types.js';
 import type { Edit } from './text.js';
+import { importEditsWithout } from './orphanedImports.js';
 
 /**
  * What a pushed URL question leaves behind once it is `inputRequired.elicitUrl({ message, url })`
@@ -60,30 +61,5 @@ export function unusedImportEdits(ts: TS, sourceFile: ts.SourceFile, dropped: Dr
     const count = uses.get(name.text);
     return count !== undefined && count.dropped > 0 && count.kept === 0;
   };
-  const edits: Edit[] = [];
-  for (const s of sourceFile.statements) {
-    const clause = ts.isImportDeclaration(s) ? s.importClause : undefined;
-    const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings : undefined;
-    if (!clause || !named || !named.elements.some(e => unused(e.name))) continue;
-    const kept = named.elements.filter(e => !unused(e.name));
-    if (kept.length > 0) {
-      edits.push({ start: named.getStart(sourceFile), end: named.getEnd(), text: `{ ${kept.map(e => e.getText(sourceFile)).join(', ')} }` });
-    } else if (clause.name) {
-      // `import x, { randomUUID } from ...` keeps its default import.
-      edits.push({ start: clause.name.getEnd(), end: named.getEnd(), text: '' });
-    } else {
-      // The line goes with the line break before it (support code may be inserted right after it).
-      const text = sourceFile.text;
-      const lineBreak = text.lastIndexOf('\n', s.getStart(sourceFile) - 1);
-      if (lineBreak >= 0) {
-        edits.push({ start: text[lineBreak - 1] === '\r' ? lineBreak - 1 : lineBreak, end: s.getEnd(), text: '' });
-      } else {
-        // The first line: with the break after it, unless the support code goes right after it (the last import).
-        const lastImport = [...sourceFile.statements].reverse().find(st => ts.isImportDeclaration(st));
-        const after = /^\r?\n/.exec(text.slice(s.getEnd()))?.[0] ?? '';
-        edits.push({ start: s.getStart(sourceFile), end: s.getEnd() + (lastImport === s ? 0 : after.length), text: '' });
-      }
-    }
-  }
-  return edits;
+  return importEditsWithout(ts, sourceFile, unused);
 }
