@@ -236,6 +236,17 @@ it('no v2 fixture output imports the SDK in more declarations than its input', (
   expect(more.map(([, output]) => output!.slice(root.length + 1))).toEqual([]);
 });
 
+/** A file's State types are declared in the order of the handlers that read them. */
+it('every fixture output declares its State types in the order of its handlers', () => {
+  const outOfOrder = cases.filter(name => extensionOf(name) === '.ts').filter(name => {
+    const text = readFileSync(join(root, name, 'output.ts'), 'utf8');
+    const declared = [...text.matchAll(/^type (\w+State) =/gm)].map(m => m[1]!);
+    const read = [...new Set([...text.matchAll(/requestState<(\w+State)>\(\)/g)].map(m => m[1]!))].filter(n => declared.includes(n));
+    return declared.filter(n => read.includes(n)).join() !== read.join();
+  });
+  expect(outOfOrder).toEqual([]);
+});
+
 /** The file's comments: none is lost, and a question's comment is written once, above the question in the asking branch. */
 describe('comments', () => {
   const commentLines = (text: string): Map<string, number> => {

@@ -213,7 +213,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     for (const w of wrapperRewrites) edits.push(...w.edits);
     const planned = new Set(analysis.plans.map(p => p.handler));
     edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));
-    const all = [...rewrites.values()];
+    // In the order of their handlers in the file (the State types are declared in it).
+    const all = [...rewrites.entries()].sort(([a], [b]) => a.handler.fn.getStart(sourceFile) - b.handler.fn.getStart(sourceFile)).map(([, r]) => r);
     if (shared) {
       options.shared!.importers.add(sourceFile.fileName);
       if (all.some(r => r.usesElicitAnswerOf)) options.shared!.uses.add('elicitAnswerOf');
