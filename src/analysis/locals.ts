@@ -447,8 +447,7 @@ function describe(input: LiveLocalsInput, decl: LocalDecl, firstRead: ts.Identif
   const printed = printType(ts, checker, type, sourceFile, names);
   const node = checker.typeToTypeNode(type, sourceFile, ts.NodeBuilderFlags.NoTruncation | ts.NodeBuilderFlags.UseAliasDefinedOutsideCurrentScope);
   const { problem, imports } = node ? typeNameability(ts, checker, node, sourceFile) : { problem: undefined, imports: [] };
-  const sdkNames = printed.used.filter(name => names.some(n => n.name === name && n.sdk));
-  return { type: printed.text, jsonness: jsonnessOfType(ts, checker, type), typeProblem: problem, typeImports: [...new Set([...imports, ...sdkNames])] };
+  return { type: printed.text, jsonness: jsonnessOfType(ts, checker, type), typeProblem: problem, typeImports: [...new Set([...imports, ...printed.sdkImports])] };
 }
 
 /** A type from the shape of a JSON initializer, for code analysed without a checker. */

@@ -73,31 +73,33 @@ function distinctive(ts: TS, symbol: ts.Symbol, type: ts.Type, sdk: boolean): bo
  * `{ a: string; }`). Object types match by identity only: a structurally equal interface of another
  * meaning is not named.
  */
-export function printType(ts: TS, checker: ts.TypeChecker, type: ts.Type, sourceFile: ts.SourceFile, names: readonly TypeName[]): { text: string; used: string[] } {
+export function printType(ts: TS, checker: ts.TypeChecker, type: ts.Type, sourceFile: ts.SourceFile, names: readonly TypeName[]): { text: string; sdkImports: string[] } {
   const plain = (t: ts.Type): string => tidyType(ts, checker.typeToString(t, sourceFile, FLAGS(ts)));
+  /** The SDK names the text uses, which the file must import. */
+  const imports = (used: readonly TypeName[]) => used.filter(n => n.sdk).map(n => n.name);
   const whole = names.find(n => n.type === type);
-  if (whole) return { text: whole.name, used: [whole.name] };
-  if (!type.isUnion() || type.aliasSymbol) return { text: plain(type), used: [] };
+  if (whole) return { text: whole.name, sdkImports: imports([whole]) };
+  if (!type.isUnion() || type.aliasSymbol) return { text: plain(type), sdkImports: [] };
   let rest = [...type.types];
-  const used: string[] = [];
+  const used: TypeName[] = [];
   for (const n of names) {
     const members = n.type.isUnion() ? n.type.types : [n.type];
-    if (used.includes(n.name) || !members.every(m => rest.includes(m))) continue;
-    used.push(n.name);
+    if (!members.every(m => rest.includes(m))) continue;
+    used.push(n);
     rest = rest.filter(m => !members.includes(m));
   }
-  if (used.length === 0 || rest.some(m => m.flags & ts.TypeFlags.EnumLiteral)) return { text: plain(type), used: [] };
+  if (used.length === 0 || rest.some(m => m.flags & ts.TypeFlags.EnumLiteral)) return { text: plain(type), sdkImports: [] };
   // `true | false` is how the checker holds `boolean` in a union.
   const booleans = rest.filter(m => m.flags & ts.TypeFlags.BooleanLiteral);
   const both = booleans.length === 2;
   if (both) rest = rest.filter(m => !booleans.includes(m));
-  const parts = [...used, ...(both ? ['boolean'] : []), ...rest.map(m => {
+  const parts = [...used.map(n => n.name), ...(both ? ['boolean'] : []), ...rest.map(m => {
     const text = plain(m);
     return m.getCallSignatures().length > 0 || m.getConstructSignatures().length > 0 ? `(${text})` : text;
   })];
   // undefined and null last, as the checker prints them.
   const last = (p: string) => (p === 'undefined' ? 2 : p === 'null' ? 1 : 0);
-  return { text: parts.sort((a, b) => last(a) - last(b)).join(' | '), used };
+  return { text: parts.sort((a, b) => last(a) - last(b)).join(' | '), sdkImports: imports(used) };
 }
 
 /** A checker-printed type without the `;` it writes before an object type's closing brace. */

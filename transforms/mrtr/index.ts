@@ -254,7 +254,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
   }
   if (rewritten !== undefined) {
     // Imported names only the rewritten code used go; then a marker names the lines of the file as written.
-    rewritten = dropOrphanedImports(ts, sourceFile.fileName, text, rewritten, options.keepsImports === true || isJavaScriptFile(sourceFile.fileName));
+    rewritten = dropOrphanedImports(ts, sourceFile, rewritten, options.keepsImports === true || isJavaScriptFile(sourceFile.fileName));
     rewritten = remapMarkerLines(text, rewritten);
   }
   return { text: rewritten, sites, alreadyMigrated, diagnostics: [...suppressionDiagnostics(analysis, cwd), ...keptHookDiagnostics(ts, sourceFile, analysis, cwd)] };

@@ -12,6 +12,8 @@ const LINES = /\b(lines?) (\d+(?:(?:, | and )\d+)*)/g;
  * it is at in `after`. A line the rewrite changed (not found unchanged) keeps its number.
  */
 export function remapMarkerLines(before: string, after: string): string {
+  // Most files have no marker that names a line: no diff for them.
+  if (!after.split('\n').some(line => MARKER.test(line) && new RegExp(LINES.source).test(line))) return after;
   const old = before.split(/\r?\n/);
   // Split at \n only, so that joining again keeps every line's own ending.
   const now = after.split('\n');

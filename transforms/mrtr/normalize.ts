@@ -217,9 +217,8 @@ function spill(o: NormalizeOptions, conditional: ts.Expression, statement: ts.St
   const src = (n: ts.Node): string => reindentProtected({ text: n.getText(sourceFile), protect: [] }, indentAt(text, n.getStart(sourceFile)), inner).text;
   const typeText = (n: ts.Node): string => {
     if (!checker) return 'unknown';
-    const known = fileTypeNames(ts, checker, sourceFile);
-    const printed = printType(ts, checker, checker.getTypeAtLocation(n), sourceFile, known);
-    for (const name of printed.used) if (known.some(k => k.name === name && k.sdk)) answerTypes.add(name);
+    const printed = printType(ts, checker, checker.getTypeAtLocation(n), sourceFile, fileTypeNames(ts, checker, sourceFile));
+    for (const name of printed.sdkImports) answerTypes.add(name);
     return requoteType(ts, printed.text, quoteStyle(ts, sourceFile));
   };
   const e = skipOuter(ts, conditional);

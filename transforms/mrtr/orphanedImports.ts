@@ -6,14 +6,15 @@ import { applyEdits, type Edit } from './text.js';
  * Names the rewrite left imported but no longer used: the schema a push call took
  * (`ElicitResultSchema` of `sendRequest(request, ElicitResultSchema)`), a context type only a helper's
  * dropped parameter named. A name goes from its import when the code of `before` (the file the
- * rewrite started from) refers to it outside its imports and the code of `after` does not (in
+ * rewrite started from, as parsed for it) refers to it outside its imports and the code of `after` does not (in
  * JavaScript, not even a comment: a JSDoc type); an import the user had left unused stays. An import
  * left with no name goes whole, except where it may be evaluated for its side effects (a JavaScript
  * file, or TypeScript that keeps its imports as written): there `import 'module';` stays, unless the
  * module is the SDK's.
  */
-export function dropOrphanedImports(ts: TS, fileName: string, before: string, after: string, keepsImports: boolean): string {
-  if (before === after) return after;
+export function dropOrphanedImports(ts: TS, before: ts.SourceFile, after: string, keepsImports: boolean): string {
+  if (before.text === after) return after;
+  const fileName = before.fileName;
   const sourceFile = ts.createSourceFile(fileName, after, ts.ScriptTarget.Latest, true);
   /** The identifiers of the code outside its imports. */
   const identifiers = (file: ts.SourceFile): Set<string> => {
@@ -26,7 +27,7 @@ export function dropOrphanedImports(ts: TS, fileName: string, before: string, af
     visit(file);
     return names;
   };
-  const previous = identifiers(ts.createSourceFile(fileName, before, ts.ScriptTarget.Latest, true));
+  const previous = identifiers(before);
   const now = identifiers(sourceFile);
   // In JavaScript a JSDoc comment may name an imported type: any mention outside the imports keeps it.
   const javascript = /\.[cm]?jsx?$/.test(fileName);

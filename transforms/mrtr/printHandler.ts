@@ -763,9 +763,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     if (checker) {
       const symbol = checker.getSymbolAtLocation(decl.nameNode);
       if (symbol) {
-        const names = fileTypeNames(ts, checker, sourceFile);
-        const printed = printType(ts, checker, checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode), sourceFile, names);
-        for (const name of printed.used) if (names.some(n => n.name === name && n.sdk)) sdkTypes.add(name);
+        const printed = printType(ts, checker, checker.getTypeOfSymbolAtLocation(symbol, decl.nameNode), sourceFile, fileTypeNames(ts, checker, sourceFile));
+        for (const name of printed.sdkImports) sdkTypes.add(name);
         return gen.type(printed.text);
       }
     }
