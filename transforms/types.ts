@@ -66,6 +66,8 @@ export interface PlannedAnalysis {
 export interface SharedRequestState {
   /** Absolute path of the module to generate, or of the one an earlier run wrote (`existing`), which is added to. */
   modulePath: string;
+  /** With `--runtime package`, the entry every file imports instead (`mrtr-migrate/runtime`): no module is written. */
+  package?: string;
   existing?: boolean;
   /** The server constructions (constructionKey) whose codec lives in the module. */
   constructions: ReadonlySet<string>;

@@ -22,7 +22,7 @@ import { decisive, reasonOfNoRequest } from './reasons.js';
 import { frameworkHint, ownCodeContext, ownCodeHint, type FrameworkName } from './frameworks.js';
 import { commonTestFiles, type TestFilePredicate } from './testFiles.js';
 import { switchCaseProblem } from './switchCase.js';
-import { mintsWith, ownVerifyHook, requestStateOption, writtenCodecOf, type KeptStateHook } from './writtenCodec.js';
+import { mintsWith, ownVerifyHook, requestStateOption, RUNTIME_SPECIFIER, writtenCodecOf, type KeptStateHook } from './writtenCodec.js';
 import { sdkNameUse } from './sdkNames.js';
 import { isRoundsProblem, planRounds, type RoundQuestion, type RoundsPlan } from './rounds.js';
 import type { Handler, LiveLocal, MrtrMethod, QuestionKind, RefusalReason, Site, SiteApi, SiteContext, TS, Verdict } from './types.js';
@@ -874,7 +874,8 @@ function handWrittenState(ts: TS, handler: Handler, handlers: readonly Handler[]
     if (!option) continue;
     const place = fileLine(construction);
     const written = writtenCodecOf(ts, construction, checker);
-    if (written && 'specifier' in written.declaredIn) {
+    // Wired to mrtr-migrate/runtime by an earlier run: the plan shares it again (sharedCodec.ts).
+    if (written && 'specifier' in written.declaredIn && written.declaredIn.specifier !== RUNTIME_SPECIFIER) {
       return refused(`the server (${place}) verifies requestState with ${written.codec} from ${written.declaredIn.specifier}, a module the rewrite could not read; migrate this handler by hand with ${written.codec}.mint (or run it with the project's tsconfig).`);
     }
     if (written) {

@@ -63,6 +63,9 @@ export function requestStateOption(ts: TS, construction: ts.NewExpression): ts.O
  * check, in the server's file or in a module it imports X from (resolved by the checker; without one,
  * only the module's specifier is known).
  */
+/** Where `--runtime package` takes the support code from: mrtr-migrate's runtime entry (src/runtime). */
+export const RUNTIME_SPECIFIER = 'mrtr-migrate/runtime';
+
 export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?: ts.TypeChecker): WrittenCodec | undefined {
   const option = requestStateOption(ts, construction);
   const hook = option && ownVerifyHook(ts, option);
@@ -74,6 +77,10 @@ export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?:
   const keeps = ts.isCallExpression(reference) && ts.isIdentifier(reference.expression) && reference.arguments.length === 1 ? reference.expression.text : undefined;
   // Imported, the hook is the shared module's (a server whose handlers span files).
   let keptIn: ts.SourceFile | undefined;
+  // The runtime's hook (an earlier `--runtime package` run): its codec is the runtime's too.
+  if (keeps !== undefined && importedFrom(ts, file, keeps) === RUNTIME_SPECIFIER) {
+    return { option, codec: runtimeCodecName(ts, file), declaredIn: { specifier: RUNTIME_SPECIFIER }, helpers: {}, keeps: true };
+  }
   if (keeps !== undefined) {
     const own = writtenHelpers(ts, file).keepHook;
     const shared = own ? undefined : importedValue(ts, (reference as ts.CallExpression).expression as ts.Identifier, checker);
@@ -147,6 +154,17 @@ function memberRead(ts: TS, fn: ts.FunctionLikeDeclaration, member: string, obje
   };
   if (fn.body) visit(fn.body);
   return found;
+}
+
+/** The local name of the runtime's codec in a file (the name it has there when the file does not import it). */
+function runtimeCodecName(ts: TS, file: ts.SourceFile): string {
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.moduleSpecifier.text !== RUNTIME_SPECIFIER) continue;
+    const bindings = statement.importClause?.namedBindings;
+    const element = bindings && ts.isNamedImports(bindings) ? bindings.elements.find(e => (e.propertyName ?? e.name).text === 'requestStateCodec') : undefined;
+    if (element) return element.name.text;
+  }
+  return 'requestStateCodec';
 }
 
 function importedFrom(ts: TS, file: ts.SourceFile, name: string): string | undefined {

@@ -10,6 +10,7 @@ export interface CliArgs {
   project: string | undefined;
   ignore: string[];
   sdkUpgrade: boolean;
+  runtime: 'module' | 'package';
   zodUpgrade: boolean;
   verify: boolean;
   force: boolean;
@@ -35,6 +36,10 @@ Options:
       --no-sdk-upgrade    skip the official v1-to-v2 stage and package.json update
       --no-zod-upgrade    in that stage, leave zod 3 code and zod ranges older than
                           the v2 SDK takes (>= 4.2) as they are
+      --runtime <where>   where migrated files take the requestState codec from:
+                          module (default) a requestState.ts written into the
+                          project; package: mrtr-migrate/runtime, added to the
+                          dependencies of their package.json
       --no-verify         do not type-check and roll back rewrites that add errors
       --force             write even when the git work tree has uncommitted changes
       --report <path>     where to write the report (default: mrtr-migrate-report.md),
@@ -82,6 +87,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
         'no-sdk-upgrade': { type: 'boolean' },
         'no-zod-upgrade': { type: 'boolean' },
         'no-verify': { type: 'boolean' },
+        runtime: { type: 'string' },
         force: { type: 'boolean' },
         report: { type: 'string' },
         format: { type: 'string', multiple: true },
@@ -103,6 +109,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     if (!FORMATS.includes(format)) throw new MigrateError(`--format ${item} is not a report format; use md, json, sarif or html.`);
     formats.add(format);
   }
+  const runtime = v.runtime ?? 'module';
+  if (runtime !== 'module' && runtime !== 'package') throw new MigrateError(`--runtime ${runtime} is not a runtime; use module (a requestState module in the project) or package (mrtr-migrate/runtime).`);
   if (v.report !== undefined && v.report.trim() === '') throw new MigrateError('--report needs a file path.');
   return {
     paths: parsed.positionals.length > 0 ? parsed.positionals : ['.'],
@@ -111,6 +119,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     project: v.project,
     ignore: v.ignore ?? [],
     sdkUpgrade: !v['no-sdk-upgrade'],
+    runtime,
     zodUpgrade: !v['no-zod-upgrade'],
     verify: !v['no-verify'],
     force: v.force ?? false,

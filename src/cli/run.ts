@@ -109,6 +109,7 @@ async function runLocked(args: CliArgs, io: CliIo, reportPaths: ReturnType<typeo
       dryRun: args.dryRun,
       check: args.check,
       sdkUpgrade: args.sdkUpgrade,
+      runtime: args.runtime,
       zodUpgrade: args.zodUpgrade,
       verify: args.verify,
       force: args.force,
@@ -290,7 +291,9 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
   }
   const steps: string[] = [];
   const manifest = report.packageJsonChanges.find(c => c.applied);
-  if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)))}   # install the v2 packages`);
+  // With --runtime package, the manifest may have gained mrtr-migrate itself.
+  const runtime = report.packageJsonChanges.some(c => c.applied && c.added.includes('mrtr-migrate'));
+  if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)))}   # install ${runtime ? 'the new dependencies' : 'the v2 packages'}`);
   if (report.formatCommand) steps.push(`${report.formatCommand}   # format the changed files your way`);
   // Outside git there is no diff to ask for: the report has each file's.
   if (s.filesWritten > 0) steps.push(inGit(cwd) ? 'git diff   # review the changes with the report, then run your tests' : 'review the changes in the report (a diff per file), then run your tests');

@@ -1,6 +1,6 @@
 import { emit, plan } from './phases/rewrite.js';
 import { group, pruneSupport } from './phases/group.js';
-import { updateManifests } from './phases/manifests.js';
+import { noteRuntimeDependency, updateManifests } from './phases/manifests.js';
 import { discover, parse, read } from './phases/read.js';
 import { report } from './phases/report.js';
 import { start } from './phases/start.js';
@@ -33,5 +33,6 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   noteSdkTypes(run);
   if (run.write) await writeSources(run);
   if (run.sdkUpgrade) updateManifests(run);
+  noteRuntimeDependency(run);
   return report(run);
 }

@@ -11,6 +11,9 @@ import { frameworkOfPackage, type FrameworkName } from '../analysis/frameworks.j
 
 export const V1_PACKAGE = '@modelcontextprotocol/sdk';
 
+/** This package, which the migrated files of a `--runtime package` run import (mrtr-migrate/runtime). */
+export const RUNTIME_PACKAGE = 'mrtr-migrate';
+
 /** The ranges `@modelcontextprotocol/codemod` 2.3.1 writes (its `V2_PACKAGE_VERSIONS`); a test keeps them in step. */
 export const V2_PACKAGE_RANGES: Readonly<Record<string, string>> = {
   '@modelcontextprotocol/client': '^2.3.1',
@@ -98,7 +101,7 @@ type Json = Record<string, unknown>;
  * `zodRange`: its zod was upgraded (zodUpgrade.ts), so each zod range it declares becomes ZOD_RANGE,
  * and zod is added where the code imports it without declaring it (it came with the v1 SDK).
  */
-export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false, zodRange = false, serverRange = false): ManifestUpdate | undefined {
+export function planManifestUpdate(file: string, used: Set<string>, zodInjected: boolean, keepV1 = false, zodRange = false, serverRange = false, runtimeRange?: string): ManifestUpdate | undefined {
   const raw = readFileSync(file, 'utf8');
   const bom = raw.startsWith('\uFEFF');
   const text = bom ? raw.slice(1) : raw;
@@ -112,7 +115,8 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
   const devDeps = section(json, 'devDependencies');
   const inDeps = deps !== undefined && V1_PACKAGE in deps;
   const inDevDeps = devDeps !== undefined && V1_PACKAGE in devDeps;
-  if (!inDeps && !inDevDeps && !zodRange && !serverRange) return undefined;
+  const needsRuntime = runtimeRange !== undefined && deps?.[RUNTIME_PACKAGE] === undefined;
+  if (!inDeps && !inDevDeps && !zodRange && !serverRange && !needsRuntime) return undefined;
 
   const declared = (name: string) => (deps !== undefined && name in deps) || (devDeps !== undefined && name in devDeps);
   const added = [...used].filter(pkg => pkg in V2_PACKAGE_RANGES && !declared(pkg)).sort();
@@ -154,6 +158,7 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
   }
   // Without the v1 SDK to take the place of, what is added goes at the end of the dependencies.
   if (!inDeps && !inDevDeps && added.length > 0) json['dependencies'] = { ...deps, ...entries };
+  if (needsRuntime) addRuntime(json, runtimeRange, added, updated);
   if ((keepV1 || (!inDeps && !inDevDeps)) && added.length === 0 && updated.length === 0) return undefined;
 
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
@@ -162,6 +167,27 @@ export function planManifestUpdate(file: string, used: Set<string>, zodInjected:
   if (/\r?\n$/.test(text)) out += '\n';
   if (crlf) out = out.replace(/\n/g, '\r\n');
   return { file, before: raw, after: (bom ? '\uFEFF' : '') + out, added, removed: keepV1 || (!inDeps && !inDevDeps) ? [] : [V1_PACKAGE], updated };
+}
+
+/**
+ * mrtr-migrate as a dependency of a package whose migrated files import its runtime (`--runtime
+ * package`): in `dependencies`, since the server runs it, moved there from `devDependencies`; in
+ * name order where the section is in name order (as npm keeps it), at its end otherwise.
+ */
+function addRuntime(json: Json, range: string, added: string[], updated: string[]): void {
+  const dev = section(json, 'devDependencies');
+  if (dev?.[RUNTIME_PACKAGE] !== undefined) {
+    updated.push(`${RUNTIME_PACKAGE} ${String(dev[RUNTIME_PACKAGE])} in devDependencies -> ${range} in dependencies`);
+    delete dev[RUNTIME_PACKAGE];
+  } else {
+    added.push(RUNTIME_PACKAGE);
+  }
+  const deps = section(json, 'dependencies') ?? {};
+  const names = Object.keys(deps);
+  const sorted = names.every((name, i) => i === 0 || names[i - 1]! <= name);
+  const entries: Array<[string, unknown]> = [...Object.entries(deps), [RUNTIME_PACKAGE, range]];
+  if (sorted) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  json['dependencies'] = Object.fromEntries(entries);
 }
 
 /** Whether the manifest declares the v1 SDK in its dependencies or devDependencies (false when it is not JSON). */

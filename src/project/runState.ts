@@ -32,6 +32,12 @@ export interface MigrateOptions {
   /** Run the official v1-to-v2 stage and update package.json. Default: true. */
   sdkUpgrade?: boolean;
   /**
+   * Where migrated files take the requestState codec and helpers from: `module`, one module the run
+   * writes into the project (requestState.ts); `package`, mrtr-migrate's runtime entry
+   * (`mrtr-migrate/runtime`), which the run adds to their package.json. Default: `module`.
+   */
+  runtime?: 'module' | 'package';
+  /**
    * In that stage, upgrade zod 3 code (zod-v3-to-v4) and zod ranges older than the v2 SDK takes
    * (>= 4.2) in the packages of v1 files. Default: true.
    */
@@ -97,6 +103,7 @@ export class RunState {
   readonly cwd: string;
   readonly paths: string[];
   readonly sdkUpgrade: boolean;
+  readonly runtime: 'module' | 'package';
   readonly zodUpgrade: boolean;
   readonly verify: boolean;
   /** Neither a dry run nor a check: the phases write files. */
@@ -187,6 +194,7 @@ export class RunState {
     this.cwd = path.resolve(options.cwd ?? process.cwd());
     this.paths = options.paths && options.paths.length > 0 ? options.paths : ['.'];
     this.sdkUpgrade = options.sdkUpgrade ?? true;
+    this.runtime = options.runtime ?? 'module';
     this.zodUpgrade = this.sdkUpgrade && (options.zodUpgrade ?? true);
     this.verify = options.verify ?? true;
     this.write = !options.dryRun && !options.check;

@@ -9,7 +9,7 @@ import type { FrameworkName } from '../analysis/frameworks.js';
 import type { TS } from '../analysis/types.js';
 import { moduleSpecifier } from '../../transforms/mrtr/index.js';
 import { eraseTypes } from '../../transforms/mrtr/eraseTypes.js';
-import { SHARED_NAMES, sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
+import { RUNTIME_SPECIFIER, SHARED_NAMES, sharedModuleText, sharedWiringEdits, SUPPORT_TYPES } from '../../transforms/mrtr/moduleSupport.js';
 import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isEsModule } from '../analysis/moduleFormat.js';
 import { ownerManifest } from './packageJson.js';
@@ -43,7 +43,7 @@ export interface ProjectPlan {
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
  */
-export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate, frameworkPackageOf?: (fileName: string) => FrameworkName | undefined): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate, frameworkPackageOf?: (fileName: string) => FrameworkName | undefined, runtime: 'module' | 'package' = 'module'): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean; written: boolean; keeps: boolean; sourceFile: ts.SourceFile }>();
   const links: string[][] = [];
@@ -93,9 +93,9 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
       }
       plans.set(sourceFile.fileName, {
         keys: constructions.map(c => constructionKey(tsApi, c)),
-        // A server wired to the shared module an earlier run wrote shares it again, wherever its handlers are.
-        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || earlier.get(constructionKey(tsApi, c))!.module !== undefined),
-        written: constructions.some(c => earlier.get(constructionKey(tsApi, c))!.written),
+        // A server wired to the shared module an earlier run wrote (or to the runtime) shares it again, wherever its handlers are.
+        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || earlier.get(constructionKey(tsApi, c))!.module !== undefined || earlier.get(constructionKey(tsApi, c))!.runtime),
+        written: constructions.some(c => earlier.get(constructionKey(tsApi, c))!.written && !earlier.get(constructionKey(tsApi, c))!.runtime),
         keeps,
         sourceFile,
       });
@@ -115,6 +115,13 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const linked = mergeGroups(links);
   const single = [...plans].filter(([file]) => !joined.has(file));
   if (keys.size === 0 && single.length === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
+  // The runtime package serves every ES module of any package, in either language; not a server an
+  // earlier run wired to a support module of the project (its handlers would have two codecs). A server
+  // an earlier run wired to the runtime keeps it, whatever this run's --runtime.
+  const runtimeWired = [...keys].some(key => earlier.get(key)?.runtime);
+  if ((runtime === 'package' || runtimeWired) && ![...keys].some(key => earlier.get(key)?.module !== undefined)) {
+    return { shared: runtimeShared(tsApi, keys, single, kept), linked, helperFiles, sharedHelpers, planned };
+  }
   // The module goes beside a server built inside the project's build (a script outside `rootDir` or
   // `include` that also builds one would pull it out of the build: TS6059).
   const serverFiles = [...new Set([...keys].map(fileOfKey))].sort();
@@ -142,6 +149,15 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
     ? { modulePath: existing.fileName, existing: true, ...common }
     : { modulePath: freeModulePath(path.dirname(home), program!, extension), ...common };
   return { shared, linked, helperFiles, sharedHelpers, planned };
+}
+
+/** With `--runtime package`: every file that can import the runtime takes its support code from it. */
+function runtimeShared<P extends { keys: string[]; written: boolean; keeps: boolean; sourceFile: ts.SourceFile }>(tsApi: TS, keys: Set<string>, single: Array<[string, P]>, kept: Set<string>): SharedRequestState | undefined {
+  const optional = single.filter(([file, p]) => canImport(tsApi, file, p));
+  const all = new Set([...keys, ...optional.flatMap(([, p]) => p.keys)]);
+  if (all.size === 0) return undefined;
+  const keeps = [...kept].some(k => all.has(k)) || optional.some(([, p]) => p.keeps);
+  return { modulePath: '', package: RUNTIME_SPECIFIER, constructions: all, keeps, optional: new Set(optional.map(([file]) => file)), importers: new Set(), uses: new Set() };
 }
 
 /**
@@ -188,12 +204,15 @@ interface EarlierWiring {
   keeps: boolean;
   /** An earlier run wired a codec into the server, wherever it wrote it. */
   written: boolean;
+  /** That codec is mrtr-migrate/runtime's (`--runtime package`). */
+  runtime: boolean;
 }
 
 /** The module an earlier run wrote the server's codec into, when the server imports its codec from one, and whether it is wired through the keep hook. */
 function earlierWiring(tsApi: TS, construction: ts.NewExpression, program: ts.Program | undefined): EarlierWiring {
   const written = program && writtenCodecOf(tsApi, construction, program.getTypeChecker());
-  return { module: written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined, keeps: written?.keeps ?? false, written: written !== undefined };
+  const runtime = written !== undefined && 'specifier' in written.declaredIn && written.declaredIn.specifier === RUNTIME_SPECIFIER;
+  return { module: written && 'file' in written.declaredIn && written.declaredIn.imported ? written.declaredIn.file : undefined, keeps: written?.keeps ?? false, written: written !== undefined, runtime };
 }
 
 /** Groups that share a file become one group. */
@@ -232,7 +251,7 @@ export function wiredText(tsApi: TS, sourceFile: ts.SourceFile, shared: SharedRe
     .filter(key => fileOfKey(key) === sourceFile.fileName)
     .map(key => constructionOfKey(tsApi, sourceFile, key));
   if (constructions.some(c => c === undefined)) throw new Error(`a server construction of ${sourceFile.fileName} is no longer where the plan found it`);
-  const edits = sharedWiringEdits(tsApi, sourceFile, constructions as ts.NewExpression[], moduleSpecifier(tsApi, sourceFile, shared.modulePath), shared.keeps);
+  const edits = sharedWiringEdits(tsApi, sourceFile, constructions as ts.NewExpression[], shared.package ?? moduleSpecifier(tsApi, sourceFile, shared.modulePath), shared.keeps);
   return applyEdits(sourceFile.text, edits);
 }
 

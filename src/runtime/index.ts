@@ -57,7 +57,7 @@ let requestStateReplays: { claim(nonce: string, ttlMs: number): boolean | Promis
  * claim of a nonce succeeds, e.g. Redis:
  *   useRequestStateReplays({ claim: async (nonce, ttlMs) => (await redis.set(`mcp-request-state:${nonce}`, '1', { NX: true, PX: ttlMs })) === 'OK' })
  */
-export function useRequestStateReplays(record: typeof requestStateReplays): void {
+export function useRequestStateReplays(record: { claim(nonce: string, ttlMs: number): boolean | Promise<boolean> }): void {
   requestStateReplays = record;
 }
 

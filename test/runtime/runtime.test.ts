@@ -4,12 +4,18 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runtimeText } from '../../transforms/mrtr/moduleSupport.js';
 
-// The runtime reads its key when it is first imported.
+// The runtime reads its key when it is first imported; the worker's other test files (isolate: false) see the environment as it was.
 type Runtime = typeof import('../../src/runtime/index.js');
 let runtime: Runtime;
 beforeAll(async () => {
+  const before = process.env['MCP_REQUEST_STATE_KEY'];
   process.env['MCP_REQUEST_STATE_KEY'] = 'runtime test key, thirty-two bytes or more';
-  runtime = await import('../../src/runtime/index.js');
+  try {
+    runtime = await import('../../src/runtime/index.js');
+  } finally {
+    if (before === undefined) delete process.env['MCP_REQUEST_STATE_KEY'];
+    else process.env['MCP_REQUEST_STATE_KEY'] = before;
+  }
 });
 
 /** What the codec and the helpers read of a request's context. */

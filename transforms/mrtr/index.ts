@@ -294,7 +294,7 @@ function sharedCodec(ts: TS, sourceFile: ts.SourceFile, plans: HandlerPlan[], sh
     if (elsewhere) throw new Error(`a handler's server is constructed in ${elsewhere.getSourceFile().fileName}, which the plan of this run does not share`);
     return undefined;
   }
-  return { specifier: moduleSpecifier(ts, sourceFile, shared.modulePath), keeps: shared.keeps };
+  return { specifier: shared.package ?? moduleSpecifier(ts, sourceFile, shared.modulePath), keeps: shared.keeps };
 }
 
 /** The relative specifier of `target` from `sourceFile`, with the extension its other relative imports use. */

@@ -6,7 +6,7 @@ import { isJavaScriptFile } from '../../src/analysis/typeSyntax.js';
 import type { ModuleNames } from './rewriteHandler.js';
 import { applyEdits, quoteStyle, indentAt, indentUnit, newlineOf, requote, type Edit } from './text.js';
 import { eraseTypes } from './eraseTypes.js';
-import { ownVerifyHook, requestStateOption, writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
+import { ownVerifyHook, requestStateOption, RUNTIME_SPECIFIER, writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -202,7 +202,9 @@ function sharedImportBlock(input: ModuleSupportInput): string[] {
     `import { ${specifiers.join(', ')} } from ${quote}${input.shared!.specifier}${quote};`,
     '',
     `// requestState of the multi round-trip handlers below (SEP-2322), added by mrtr-migrate. The codec that signs`,
-    `// it is in ${input.shared!.specifier}, with the support code of every migrated file; it is signed, not encrypted: no secrets.`,
+    input.shared!.specifier === RUNTIME_SPECIFIER
+      ? `// it is ${RUNTIME_SPECIFIER}'s (see its useRequestStateReplays); it is signed, not encrypted: no secrets.`
+      : `// it is in ${input.shared!.specifier}, with the support code of every migrated file; it is signed, not encrypted: no secrets.`,
     ...input.stateTypes.flatMap((t, i) => [...(i > 0 ? [''] : []), ...t.split(input.newline)]),
   ];
 }
@@ -266,8 +268,9 @@ export function sharedModuleText(options: { ts: TS; uses: ReadonlySet<'elicitAns
   return requote(options.ts, lines.join(options.newline), options.quote) + options.newline;
 }
 
-/** Where `--runtime package` takes the support code from, and the text of that entry (src/runtime/index.ts). */
-export const RUNTIME_SPECIFIER = 'mrtr-migrate/runtime';
+export { RUNTIME_SPECIFIER };
+
+/** The text of the runtime entry `--runtime package` imports (src/runtime/index.ts). */
 export function runtimeText(ts: TS): string {
   return sharedModuleText({ ts, uses: new Set(['elicitAnswerOf', 'elicitResultOf']), keeps: true, newline: '\n', unit: '  ', quote: "'", flavour: 'package' });
 }
@@ -448,7 +451,7 @@ function replaysSetterLines(names: Pick<CodecNames, 'replays'>, unit: string): s
     ' * claim of a nonce succeeds, e.g. Redis:',
     " *   useRequestStateReplays({ claim: async (nonce, ttlMs) => (await redis.set(`mcp-request-state:${nonce}`, '1', { NX: true, PX: ttlMs })) === 'OK' })",
     ' */',
-    `export function useRequestStateReplays(record: typeof ${names.replays}): void {`,
+    'export function useRequestStateReplays(record: { claim(nonce: string, ttlMs: number): boolean | Promise<boolean> }): void {',
     `${unit}${names.replays} = record;`,
     '}',
   ];

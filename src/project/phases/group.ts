@@ -58,6 +58,8 @@ function wireSharedCodec(run: RunState): Entry[] {
   const free = [...shared.importers].filter(file => optional.has(path.resolve(file))).map(file => byPath.get(path.resolve(file))).filter((e): e is Entry => e !== undefined && !e.error);
   const group = importers.length > 0 ? requiredGroup(run, importers, required, byPath) : [];
   if (group.length === 0 && free.length === 0) return [];
+  // The runtime package is imported, not written.
+  if (shared.package) return group;
   const module = supportModule(run, byPath, group[0] ?? free[0]!);
   if (!module) {
     undoGroup(run, [...group, ...free], `its codec is in ${run.rel(shared.modulePath)}, which an earlier run wrote and this run cannot read`);
@@ -78,9 +80,12 @@ function requiredGroup(run: RunState, importers: string[], required: string[], b
   const missing = serverFiles.filter(file => !byPath.get(path.resolve(file)) || byPath.get(path.resolve(file))!.error);
   // The module is written in the language of the server: a TypeScript server's group must be all
   // TypeScript, a JavaScript one's all ES modules (the module is one; CommonJS is refused).
-  const moduleIsJs = isJavaScriptFile(shared.modulePath);
+  // The runtime package serves ES modules of either language.
+  const moduleIsJs = !shared.package && isJavaScriptFile(shared.modulePath);
   const files = [...importers, ...serverFiles];
-  const misfits = moduleIsJs
+  const misfits = shared.package
+    ? files.filter(file => !isEsModule(byPath.get(path.resolve(file))?.sourceFile))
+    : moduleIsJs
     ? files.filter(file => !isJavaScriptFile(file) || !isEsModule(byPath.get(path.resolve(file))?.sourceFile))
     : files.filter(isJavaScriptFile);
   const rel = (file: string) => run.rel(file);
@@ -89,6 +94,8 @@ function requiredGroup(run: RunState, importers: string[], required: string[], b
       ? `the server in ${rel(shared.wiredPlain)} reads requestState through the codec an earlier run wired into it, and a server sharing its codec module (${rel(shared.modulePath)}) keeps requestState of its own, which one module does not serve both ways; migrate by hand`
       : missing.length > 0
       ? `its server is constructed in ${missing.map(rel).join(', ')}, which this run does not rewrite (outside the paths given, or left untouched); run mrtr-migrate on a folder that holds both`
+      : misfits.length > 0 && shared.package
+      ? `${misfits.map(rel).join(', ')} ${misfits.length === 1 ? 'is' : 'are'} not an ES module, and ${shared.package} is an ES module its files import; migrate this server by hand or convert it`
       : misfits.length > 0
       ? moduleIsJs
         ? `${misfits.map(rel).join(', ')} ${misfits.length === 1 ? 'is' : 'are'} not a JavaScript ES module like the server's file, and the codec shared by its modules is generated as one (${rel(shared.modulePath)}); migrate this server by hand or convert it`

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import type { PackageJsonChange } from '../../report/model.js';
 import { sourcesMatching } from '../discover.js';
-import { declaresV1, ownerManifest, planManifestUpdate, v2PackagesIn, ZOD_RANGE, type ManifestUpdate } from '../packageJson.js';
+import { declaresV1, ownerManifest, planManifestUpdate, readJsonObject, RUNTIME_PACKAGE, v2PackagesIn, ZOD_RANGE, type ManifestUpdate } from '../packageJson.js';
+import { toolVersion } from '../version.js';
+import { RUNTIME_SPECIFIER } from '../../../transforms/mrtr/moduleSupport.js';
+import { importsRuntime } from '../runtimeTypes.js';
 import { errorText, type RunState } from '../runState.js';
 import { mentionsV1Sdk } from '../sdkUpgrade.js';
 import { serverGapMessage } from '../serverApi.js';
@@ -23,7 +26,7 @@ export function updateManifests(run: RunState): void {
     if (!owners.has(dir)) owners.set(dir, ownerManifest(file, stop));
     return owners.get(dir);
   };
-  const used = new Map<string, { packages: Set<string>; v1: string[] }>();
+  const used = new Map<string, { packages: Set<string>; v1: string[]; runtime?: boolean }>();
   const usageOf = (owner: string) => used.get(owner) ?? used.set(owner, { packages: new Set<string>(), v1: [] }).get(owner)!;
   const zod = new Set<string>();
   const zodRange = new Set<string>();
@@ -35,6 +38,7 @@ export function updateManifests(run: RunState): void {
     const finalText = entry?.sourceFile && (!run.write || run.written.includes(file)) ? entry.sourceFile.getFullText() : text;
     const usage = usageOf(owner);
     for (const pkg of v2PackagesIn(finalText)) usage.packages.add(pkg);
+    if (importsRuntime(finalText)) usage.runtime = true;
     if (mentionsV1Sdk(finalText)) usage.v1.push(run.rel(file));
     if (entry?.zodInjected && finalText !== text) zod.add(owner);
     // A package on an outdated zod whose files changed needs zod 4.2 (v2 schemas, zod 4 code).
@@ -70,7 +74,7 @@ export function updateManifests(run: RunState): void {
       });
     }
     try {
-      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0, zodRange.has(manifest), manifest === serverManifest);
+      const update = planManifestUpdate(manifest, usage.packages, zod.has(manifest), usage.v1.length > 0, zodRange.has(manifest), manifest === serverManifest, usage.runtime ? runtimeRange() : undefined);
       if (update) updates.push(update);
     } catch (error) {
       run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/manifest', file: run.rel(manifest), line: undefined, message: errorText(error) });
@@ -82,6 +86,47 @@ export function updateManifests(run: RunState): void {
     const own = run.fallback.borrowed.find(b => b.replaced)?.version;
     run.diagnostics.push({ level: 'warning', source: 'sdk-upgrade', code: 'sdk-upgrade/server-range', file: run.rel(serverManifest), line: undefined, message: serverGapMessage(gap!, file => run.rel(file), own) });
   }
+}
+
+/** The range the migrated files' package takes mrtr-migrate at: this version, or a later one of its major. */
+function runtimeRange(): string {
+  return `^${toolVersion()}`;
+}
+
+/**
+ * With `--runtime package`, where the files that import mrtr-migrate/runtime are written (or would be,
+ * in a dry run): what their package needs before the server runs, once per package.json.
+ */
+export function noteRuntimeDependency(run: RunState): void {
+  const owners = new Set<string>();
+  for (const entry of run.entries) {
+    const text = entry.sourceFile?.getFullText();
+    if (entry.error || !text || !entry.changedBy.includes('mrtr') || !importsRuntime(text) || (run.write && !run.written.includes(entry.read.path))) continue;
+    const owner = ownerManifest(entry.read.path, run.manifestStop);
+    owners.add(owner ?? '');
+  }
+  for (const owner of owners) {
+    const change = run.packageJsonChanges.find(c => c.file === run.rel(owner) && (c.added.includes(RUNTIME_PACKAGE) || c.updated.some(u => u.startsWith(`${RUNTIME_PACKAGE} `))));
+    const declared = change === undefined && owner !== '' && declaresRuntime(owner);
+    const install = change?.applied || declared
+      ? `install the packages again (npm install) before the server runs`
+      : change && !run.write
+      ? `a run that writes adds ${RUNTIME_PACKAGE} to the dependencies of ${run.rel(owner)}; install it then, before the server runs`
+      : owner === ''
+      ? `no package.json owns them: install ${RUNTIME_PACKAGE}@${runtimeRange()} where the server runs`
+      : `add ${RUNTIME_PACKAGE}@${runtimeRange()} to the dependencies of ${run.rel(owner)} and install it before the server runs`;
+    run.diagnostics.push({
+      level: 'info', source: 'mrtr', code: 'mrtr/runtime-package', file: owner === '' ? undefined : run.rel(owner), line: undefined,
+      message: `the migrated files take their requestState codec from ${RUNTIME_SPECIFIER} (--runtime package): ${install}; behind several server instances, give its useRequestStateReplays a shared store.`,
+    });
+  }
+}
+
+/** Whether a package.json lists mrtr-migrate in its dependencies already. */
+function declaresRuntime(manifest: string): boolean {
+  const json = readJsonObject(manifest);
+  const deps = json?.['dependencies'];
+  return typeof deps === 'object' && deps !== null && RUNTIME_PACKAGE in deps;
 }
 
 /** What the zod upgrade did in a package, for the report. */

@@ -11,6 +11,7 @@ import { serverGapMessage } from '../serverApi.js';
 import { programWith, projectHost } from '../programs.js';
 import { errorText, joinEntry, markUndone, once, type Entry, type RunState } from '../runState.js';
 import { planProject } from '../sharedCodec.js';
+import { addRuntimeDeclarations, importsRuntime } from '../runtimeTypes.js';
 import { projectTestFiles } from '../testFiles.js';
 import { typeErrorsOf } from '../typeCheck.js';
 import type { LoadedTsconfig } from '../tsconfig.js';
@@ -39,6 +40,7 @@ export function plan(run: RunState): void {
     const analysis = analysisWithoutChecker(ts as never, sourceFile);
     if (analysis) withoutChecker.set(entry.read.path, { text: sourceFile.text, analysis, sourceFile, program: undefined });
   }
+  if (run.runtime === 'package' || [...run.texts.values()].some(importsRuntime)) addRuntimeDeclarations(project, run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
   const host = projectHost(project);
   const asPlanned = new Map(live.map(e => [e.sourceFile!.getFilePath() as string, e.sourceFile!.compilerNode]));
   const program = once(() => {
@@ -64,7 +66,7 @@ export function plan(run: RunState): void {
 
   run.isTestFile ??= projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
   run.frameworkPackageOf ??= frameworkPackages();
-  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile, run.frameworkPackageOf);
+  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile, run.frameworkPackageOf, run.runtime);
   // A server too old for the rewrite, whose range cannot move: nothing is rewritten, and the run says why once.
   const gap = run.serverGap;
   if (gap && !gap.movable) {
