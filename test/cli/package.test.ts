@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -26,7 +26,7 @@ describe('the package as a user installs it', () => {
     // dist/ is built by the e2e global setup: no prepare script here.
     const [info] = JSON.parse(npm(REPO, ['pack', '--json', '--ignore-scripts', '--pack-destination', packed])) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = info!.files.map(f => f.path);
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/rules/index.js', 'dist/transforms/jscodeshift.cjs', 'docs/rules/no-push-elicitation.md']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/rules/index.js', 'dist/transforms/jscodeshift.cjs', 'dist/src/runtime/index.js', 'dist/src/runtime/index.d.ts', 'docs/rules/no-push-elicitation.md']));
     expect(files.filter(f => f.endsWith('.map'))).toEqual([]);
     expect(files.filter(f => f.startsWith('test/') || f.startsWith('fixtures/') || f.startsWith('src/'))).toEqual([]);
 
@@ -36,5 +36,55 @@ describe('the package as a user installs it', () => {
     npm(project, ['install', '--save-dev', '--prefer-offline', '--ignore-scripts', path.join(packed, info!.filename)]);
     const out = execFileSync('npx', ['--no-install', 'mrtr-migrate', '--dry-run', '--no-progress', '.'], { cwd: project, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
     expect(out).toMatch(/^ {2}Sites: 2 found, 2 migrated/m);
+
+    // --runtime package, written: the migrated server imports mrtr-migrate/runtime from the installed
+    // tarball, has the type errors it had (no more), and answers a 2026-07-28 session over stdio on this Node.
+    const errorsBefore = typeErrors(project);
+    const written = execFileSync('npx', ['--no-install', 'mrtr-migrate', '--runtime', 'package', '--no-progress', '.'], { cwd: project, encoding: 'utf8', env: { ...process.env, CI: 'true', NO_COLOR: '1' } });
+    expect(written).toContain('npm install   # install the new dependencies');
+    expect(readFileSync(path.join(project, 'src/server.ts'), 'utf8')).toContain("from 'mrtr-migrate/runtime';");
+    expect(existsSync(path.join(project, 'src/requestState.ts'))).toBe(false);
+    expect(JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')).dependencies['mrtr-migrate']).toMatch(/^\^/);
+    // Its errors, as with the original: the sampling result's content may be an array (SDK 2.4 types).
+    expect(errorsBefore).toHaveLength(2);
+    expect(typeErrors(project)).toEqual(errorsBefore);
+    writeFileSync(path.join(project, 'session.mjs'), SESSION);
+    const transcript = execFileSync(process.execPath, ['session.mjs'], { cwd: project, encoding: 'utf8', env: { ...process.env, MCP_REQUEST_STATE_KEY: 'a pack test key of more than thirty-two bytes' } });
+    expect(JSON.parse(transcript)).toEqual([
+      { asked: ['Deploy api@staging?'], text: 'Deploying api@staging.' },
+      { asked: ['Deploy api@production?'], text: 'Deployment of api@production cancelled.' },
+      { asked: ['Write release notes for:\nfix login'], text: '- Fixed login' },
+    ]);
   });
 });
+
+/** The project's tsc errors without their positions; it emits dist/ all the same. */
+function typeErrors(project: string): string[] {
+  const run = spawnSync(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', '.'], { cwd: project, encoding: 'utf8' });
+  return run.stdout.split('\n').filter(line => line.includes('error TS')).map(line => line.replace(/\(\d+,\d+\)/, ''));
+}
+
+/** A 2026-07-28 client over stdio: it answers the server's questions as the 2025 push requests were answered. */
+const SESSION = `import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const asked = [];
+const client = new Client({ name: 'pack-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+client.setRequestHandler('elicitation/create', async request => {
+  asked.push(request.params.message);
+  return request.params.message.includes('staging') ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+});
+client.setRequestHandler('sampling/createMessage', async request => {
+  asked.push(request.params.messages[0].content.text);
+  return { role: 'assistant', model: 'scripted', content: { type: 'text', text: '- Fixed login' } };
+});
+await client.connect(new StdioClientTransport({ command: process.execPath, args: ['dist/main.js'], env: { ...process.env }, stderr: 'ignore' }));
+const transcript = [];
+for (const [name, args] of [['deploy', { service: 'api', environment: 'staging' }], ['deploy', { service: 'api', environment: 'production' }], ['release-notes', { commits: ['fix login'] }]]) {
+  asked.length = 0;
+  const result = await client.callTool({ name, arguments: args });
+  transcript.push({ asked: [...asked], text: result.content[0].text });
+}
+await client.close();
+console.log(JSON.stringify(transcript));
+`;
