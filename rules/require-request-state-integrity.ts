@@ -76,14 +76,14 @@ export default createRule<Options, MessageIds>({
 });
 
 /**
- * `await codec.mint(...)` with a codec imported from a module of the project (`./requestState.js`):
- * the layout mrtr-migrate generates for a server whose handlers span files, where the module's codec
- * is wired into the server in the file that builds it.
+ * `await codec.mint(...)` with a codec imported from a module of the project (`./requestState.js`)
+ * or from mrtr-migrate's runtime (`--runtime package`): the layout mrtr-migrate generates for a server
+ * whose handlers span files, where the codec is wired into the server in the file that builds it.
  */
 function mintedByProjectCodec(program: TSESTree.Program, value: TSESTree.Node): boolean {
   const imported = new Set<string>();
   for (const statement of program.body) {
-    if (statement.type !== 'ImportDeclaration' || !statement.source.value.startsWith('.')) continue;
+    if (statement.type !== 'ImportDeclaration' || !(statement.source.value.startsWith('.') || statement.source.value === 'mrtr-migrate/runtime')) continue;
     for (const specifier of statement.specifiers) imported.add(specifier.local.name);
   }
   const call = value.type === 'AwaitExpression' ? value.argument : value;

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -55,6 +55,17 @@ describe('the package as a user installs it', () => {
       { asked: ['Deploy api@production?'], text: 'Deployment of api@production cancelled.' },
       { asked: ['Write release notes for:\nfix login'], text: '- Fixed login' },
     ]);
+
+    // A project compiled to CommonJS that resolves modules as node10 did (no "exports"): the types
+    // through typesVersions, the module through require() of an ES module (Node 20.19 and later).
+    const legacy = path.join(project, 'legacy');
+    mkdirSync(legacy);
+    writeFileSync(path.join(legacy, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+    writeFileSync(path.join(legacy, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0', target: 'ES2022', strict: true, skipLibCheck: true, types: [], outDir: 'out' }, files: ['check.ts'] }));
+    writeFileSync(path.join(legacy, 'check.ts'), "import { requestStateCall, useRequestStateReplays } from 'mrtr-migrate/runtime';\nuseRequestStateReplays({ claim: () => true });\nexport const digest: Promise<string> = requestStateCall('deploy', { service: 'api' });\n");
+    execFileSync(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', legacy], { cwd: legacy, encoding: 'utf8' });
+    const digest = execFileSync(process.execPath, ['-e', "require('./out/check.js').digest.then(d => console.log(d))"], { cwd: legacy, encoding: 'utf8', env: { ...process.env, MCP_REQUEST_STATE_KEY: 'a pack test key of more than thirty-two bytes', NODE_NO_WARNINGS: '1' } });
+    expect(digest.trim()).toMatch(/^[A-Za-z0-9+/]{43}=$/);
   });
 });
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
 import { parseCliArgs } from '../../src/cli/args.js';
 import { fixtureOptionsProject, REPO, tscErrors } from './tempProject.js';
+import { createESLint } from '../rules/eslintRunner.js';
 
 // --runtime package: the migrated files import mrtr-migrate/runtime; no support module is written.
 
@@ -59,8 +60,11 @@ describe('--runtime package', () => {
     expect(manifest.dependencies['mrtr-migrate']).toMatch(/^\^\d+\.\d+\.\d+$/);
     expect(report.packageJsonChanges).toEqual([expect.objectContaining({ added: ['mrtr-migrate'], applied: true })]);
     expect(report.diagnostics).toContainEqual(expect.objectContaining({ code: 'mrtr/runtime-package', file: 'package.json', message: expect.stringContaining('install the packages again (npm install) before the server runs') }));
-    // The migrated project type-checks against the runtime as installed.
+    // The migrated project type-checks against the runtime as installed, and the plugin's rules find nothing left.
     expect(errorsWithRuntime(dir)).toEqual([]);
+    const eslint = await createESLint('eslint', { cwd: dir, config: 'strict' });
+    const results = await eslint.lintFiles(['deploy.ts', 'notes.ts', 'index.ts', 'effects.ts']);
+    expect(results.flatMap(r => r.messages.map(m => `${r.filePath}: ${m.ruleId} ${m.message}`))).toEqual([]);
   });
 
   it("beside a server's own requestState: the runtime's keep hook; a handler added later joins the runtime's codec, the hook wrapped once", async () => {

@@ -58,12 +58,15 @@ import { requestStateCodec } from './requestState.js';
 export function register(server: McpServer) {
   server.registerTool('delete', {}, async (ctx) => inputRequired({ requestState: await requestStateCodec.mint({ step: 'confirm' }, ctx) }));
 }`;
+/** The same from mrtr-migrate's runtime (--runtime package), which the server's file wires in. */
+const runtimeCodec = importedCodec.replace("'./requestState.js'", "'mrtr-migrate/runtime'");
 /** The same from a package: not a module of the project, so nothing says where it is verified. */
 const packageCodec = importedCodec.replace("'./requestState.js'", "'some-codec-package'");
 
 ruleTester.run('require-request-state-integrity', rule, {
   valid: [
     importedCodec,
+    runtimeCodec,
     toolReturning('await codec.mint({ step: "confirm" }, ctx)'),
     toolReturning('state', 'const state = await codec.mint({ step: "confirm" }, ctx);\n  '),
     // Shorthand property, minted by a codec stored on a class.
