@@ -78,7 +78,7 @@ export const REPORT_JSON_SCHEMA = {
     options: {
       type: 'object',
       required: ['paths', 'dryRun', 'check', 'sdkUpgrade', 'zodUpgrade', 'verify', 'force', 'ignore'],
-      properties: { paths: strings, dryRun: bool, check: bool, sdkUpgrade: bool, zodUpgrade: bool, verify: bool, force: bool, ignore: strings, project: str },
+      properties: { paths: strings, dryRun: bool, check: bool, sdkUpgrade: bool, zodUpgrade: bool, runtime: { enum: ['module', 'package'], description: 'Where migrated files take the requestState codec from (--runtime): a module of the project, or mrtr-migrate/runtime.' }, verify: bool, force: bool, ignore: strings, project: str },
     },
     tsconfig: nullable(str),
     summary: {

@@ -10,7 +10,7 @@ export function renderMarkdown(report: RunReport): string {
   const mode = report.options.check ? 'check (nothing written)' : report.options.dryRun ? 'dry run (nothing written)' : 'files written in place';
   out.push('# mrtr-migrate report', '');
   if (report.interrupted) out.push(`**Interrupted (${report.interrupted}) while writing**: only the files marked written below were changed; the others are as they were.`, '');
-  out.push(`mrtr-migrate ${report.tool.version}, ${report.startedAt}, ${mode}. Paths: ${report.options.paths.map(p => `\`${p}\``).join(' ')}; tsconfig: ${report.tsconfig ? `\`${report.tsconfig}\`` : 'none (defaults)'}; SDK upgrade ${report.options.sdkUpgrade ? (report.options.zodUpgrade ? 'on (zod too)' : 'on (zod left as it is)') : 'off'}; type check ${report.options.verify ? 'on' : 'off'}.`, '');
+  out.push(`mrtr-migrate ${report.tool.version}, ${report.startedAt}, ${mode}. Paths: ${report.options.paths.map(p => `\`${p}\``).join(' ')}; tsconfig: ${report.tsconfig ? `\`${report.tsconfig}\`` : 'none (defaults)'}; SDK upgrade ${report.options.sdkUpgrade ? (report.options.zodUpgrade ? 'on (zod too)' : 'on (zod left as it is)') : 'off'}; type check ${report.options.verify ? 'on' : 'off'}${report.options.runtime === 'package' ? '; support code from mrtr-migrate/runtime' : ''}.`, '');
 
   out.push('## Summary', '');
   out.push(...summaryTable(summary), '');

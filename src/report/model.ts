@@ -128,6 +128,8 @@ export interface RunReport {
     sdkUpgrade: boolean;
     /** zod 3 code and old zod ranges upgraded in the v1-to-v2 stage (false with the stage off). */
     zodUpgrade: boolean;
+    /** Where migrated files take their support code from (--runtime); absent in reports of versions before it. */
+    runtime?: 'module' | 'package';
     verify: boolean;
     force: boolean;
     ignore: string[];

@@ -2,6 +2,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { parseCliArgs } from '../../src/cli/args.js';
 import { fixtureOptionsProject, REPO, tscErrors } from './tempProject.js';
 import { createESLint } from '../rules/eslintRunner.js';
@@ -59,6 +60,8 @@ describe('--runtime package', () => {
     expect(Object.keys(manifest.dependencies)).toEqual(['@modelcontextprotocol/server', 'mrtr-migrate', 'zod']);
     expect(manifest.dependencies['mrtr-migrate']).toMatch(/^\^\d+\.\d+\.\d+$/);
     expect(report.packageJsonChanges).toEqual([expect.objectContaining({ added: ['mrtr-migrate'], applied: true })]);
+    expect(report.options.runtime).toBe('package');
+    expect(renderMarkdown(report)).toContain('type check on; support code from mrtr-migrate/runtime.');
     expect(report.diagnostics).toContainEqual(expect.objectContaining({ code: 'mrtr/runtime-package', file: 'package.json', message: expect.stringContaining('install the packages again (npm install) before the server runs') }));
     // The migrated project type-checks against the runtime as installed, and the plugin's rules find nothing left.
     expect(errorsWithRuntime(dir)).toEqual([]);

@@ -26,6 +26,7 @@ export function report(run: RunState): RunReport {
       check: !!options.check,
       sdkUpgrade: run.sdkUpgrade,
       zodUpgrade: run.zodUpgrade,
+      runtime: run.runtime,
       verify: run.verify,
       force: !!options.force,
       ignore: run.ignore,
