@@ -40,9 +40,13 @@ const E2E = [
   'test/project/zodUpgrade.test.ts',
   'test/project/invariant.test.ts',
   'test/project/rolledBack.test.ts',
+  'test/project/runtimePackage.test.ts',
+  'test/project/v1Errors.test.ts',
   'test/report/merge.test.ts',
   // Real ESLint with typed linting and the codemod over every v2 fixture, compared: over a minute.
   'test/agreement.test.ts',
+  // The handler shapes of real servers, each rewritten and type-checked: about 40 s.
+  'test/transforms/handlerShapes.test.ts',
 ];
 
 export default defineConfig({
