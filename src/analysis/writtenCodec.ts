@@ -57,15 +57,15 @@ export function requestStateOption(ts: TS, construction: ts.NewExpression): ts.O
   return options.properties.find(p => p.name && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === 'requestState');
 }
 
+/** Where `--runtime package` takes the support code from: mrtr-migrate's runtime entry (src/runtime). */
+export const RUNTIME_SPECIFIER = 'mrtr-migrate/runtime';
+
 /**
  * The codec an earlier run wrote, when the construction's option is `requestState: { verify: X.verify }`
  * and X is that run's codec: declared as `const X = { mint, verify }` beside its call digest and state
  * check, in the server's file or in a module it imports X from (resolved by the checker; without one,
- * only the module's specifier is known).
+ * only the module's specifier is known), or mrtr-migrate/runtime's, of which only the specifier is known.
  */
-/** Where `--runtime package` takes the support code from: mrtr-migrate's runtime entry (src/runtime). */
-export const RUNTIME_SPECIFIER = 'mrtr-migrate/runtime';
-
 export function writtenCodecOf(ts: TS, construction: ts.NewExpression, checker?: ts.TypeChecker): WrittenCodec | undefined {
   const option = requestStateOption(ts, construction);
   const hook = option && ownVerifyHook(ts, option);

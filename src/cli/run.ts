@@ -18,7 +18,7 @@ import { parseCliArgs, USAGE, type CliArgs, type ReportFormat } from './args.js'
 import pc from 'picocolors';
 import { EXIT } from './exitCodes.js';
 import { acquireRunLock, LockedError, type RunLock } from './lock.js';
-import { ownerManifest } from '../project/packageJson.js';
+import { ownerManifest, RUNTIME_PACKAGE } from '../project/packageJson.js';
 import { V1_KEPT } from '../../transforms/mrtr/index.js';
 import { createProgress } from './progress.js';
 import type { ProgressEvent } from '../project/migrate.js';
@@ -292,7 +292,7 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
   const steps: string[] = [];
   const manifest = report.packageJsonChanges.find(c => c.applied);
   // With --runtime package, the manifest may have gained mrtr-migrate itself.
-  const runtime = report.packageJsonChanges.some(c => c.applied && (c.added.includes('mrtr-migrate') || c.updated.some(u => u.startsWith('mrtr-migrate '))));
+  const runtime = report.packageJsonChanges.some(c => c.applied && (c.added.includes(RUNTIME_PACKAGE) || c.updated.some(u => u.startsWith(`${RUNTIME_PACKAGE} `))));
   if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)))}   # install ${runtime ? 'the new dependencies' : 'the v2 packages'}`);
   if (report.formatCommand) steps.push(`${report.formatCommand}   # format the changed files your way`);
   // Outside git there is no diff to ask for: the report has each file's.

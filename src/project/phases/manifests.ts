@@ -109,7 +109,7 @@ export function noteRuntimeDependency(run: RunState): void {
     const change = run.packageJsonChanges.find(c => c.file === run.rel(owner) && (c.added.includes(RUNTIME_PACKAGE) || c.updated.some(u => u.startsWith(`${RUNTIME_PACKAGE} `))));
     const declared = change === undefined && owner !== '' && declaresRuntime(owner);
     const install = change?.applied || declared
-      ? `install the packages again (npm install) before the server runs`
+      ? 'install the packages again before the server runs'
       : change && !run.write
       ? `a run that writes adds ${RUNTIME_PACKAGE} to the dependencies of ${run.rel(owner)}; install it then, before the server runs`
       : owner === ''
