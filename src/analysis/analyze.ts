@@ -727,7 +727,7 @@ function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
   }
   const secret = locals.find(l => l.how === 'carry' && l.secret);
   if (secret) {
-    return refuse('secret-in-state', `\`${secret.name}\` holds a secret (${secret.secret}) and is read after the question, but requestState is signed, not encrypted: the client could read it. Fetch it again after the question, or keep it on the server under an id the state carries.`);
+    return refuse('secret-in-state', `\`${secret.name}\` holds a secret (${secret.secret}) and is read after the question: carried in requestState, it would go to the client with every round (sealed, but out of the server's hands). Fetch it again after the question, or keep it on the server under an id the state carries.`);
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { runtimeText } from '../../transforms/mrtr/moduleSupport.js';
 
 // The runtime reads its key when it is first imported; the worker's other test files (isolate: false) see the environment as it was.
@@ -42,6 +43,75 @@ describe('mrtr-migrate/runtime', () => {
     await expect(requestStateCodec.verify(minted, contextOf('tools/call', undefined, 'mallory'))).rejects.toThrow();
     expect(await requestStateCodec.verify(minted, contextOf('tools/call', undefined, 'alice'))).toEqual(state);
     await expect(requestStateCodec.verify(minted, contextOf('tools/call', undefined, 'alice'))).rejects.toThrow('requestState already used');
+  });
+
+  it('seals a state: its bytes show nothing it carries', async () => {
+    const { requestStateCodec } = runtime;
+    const state = { step: 'code', call: 'digest', smsCode: '493817', note: 'a sentence the client must not read' };
+    const minted = await requestStateCodec.mint(state, contextOf('tools/call'));
+    expect(minted).toMatch(/^[A-Za-z0-9_-]+$/);
+    const bytes = Buffer.from(minted, 'base64url');
+    for (const text of [bytes.toString('latin1'), bytes.toString('utf8'), minted]) {
+      for (const secret of ['493817', 'must not read', 'smsCode', 'step']) expect(text).not.toContain(secret);
+    }
+    // Two mints of one state differ (a fresh nonce and IV each time).
+    expect(await requestStateCodec.mint(state, contextOf('tools/call'))).not.toBe(minted);
+  });
+
+  it('opens only the exact string it minted: any change to it, or another encoding of its bytes, fails', async () => {
+    const { requestStateCodec, useRequestStateReplays } = runtime;
+    // Every claim succeeds here: a state that fails, fails at opening, not as a replay.
+    useRequestStateReplays({ claim: () => true });
+    const ctx = contextOf('tools/call', undefined, 'alice');
+    const alphabet = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/='];
+    const mutation = fc.oneof(
+      fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), by: fc.constantFrom(...alphabet) }),
+      fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), by: fc.constantFrom(...alphabet) }),
+      fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant('pad' as const), by: fc.constantFrom('=', '==') }),
+    );
+    const mutate = (text: string, m: { kind: string; at?: number; by?: string }): string => {
+      const at = (m.at ?? 0) % (text.length + 1);
+      if (m.kind === 'replace') return text.slice(0, at) + m.by + text.slice(at + 1);
+      if (m.kind === 'insert') return text.slice(0, at) + m.by + text.slice(at);
+      if (m.kind === 'delete') return text.slice(0, at) + text.slice(at + 1);
+      if (m.kind === 'truncate') return text.slice(0, at);
+      return text + m.by;
+    };
+    const carried = fc.dictionary(fc.string({ maxLength: 8 }).filter(k => k !== 'step' && k !== 'call'), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+    await fc.assert(fc.asyncProperty(carried, mutation, async (extra, m) => {
+      const state = { ...extra, step: 'ask', call: 'c' };
+      const minted = await requestStateCodec.mint(state, ctx);
+      const changed = mutate(minted, m);
+      const opened = await requestStateCodec.verify(changed, ctx).then(() => true, () => false);
+      expect(opened).toBe(changed === minted);
+      expect(await requestStateCodec.verify(minted, ctx)).toEqual(JSON.parse(JSON.stringify(state)));
+    }), { numRuns: 300 });
+    // The last character of an encoding with spare bits: another letter gives the same bytes, and fails.
+    const minted = await requestStateCodec.mint({ step: 'ask', call: 'c' }, ctx);
+    const spare = (Buffer.from(minted, 'base64url').length % 3) !== 0;
+    if (spare) {
+      const last = minted.at(-1)!;
+      const other = alphabet.slice(0, 64).find(c => c !== last && Buffer.from(minted.slice(0, -1) + c, 'base64url').equals(Buffer.from(minted, 'base64url')));
+      expect(other).toBeDefined();
+      await expect(requestStateCodec.verify(minted.slice(0, -1) + other, ctx)).rejects.toThrow('requestState is malformed');
+    }
+  });
+
+  it('fails a state past its TTL', async () => {
+    const { requestStateCodec, useRequestStateReplays } = runtime;
+    useRequestStateReplays({ claim: () => true });
+    const minted = await requestStateCodec.mint({ step: 'ask', call: 'c' }, contextOf('tools/call'));
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 599_000);
+      await expect(requestStateCodec.verify(minted, contextOf('tools/call'))).resolves.toEqual({ step: 'ask', call: 'c' });
+      vi.setSystemTime(Date.now() + 3_000);
+      await expect(requestStateCodec.verify(minted, contextOf('tools/call'))).rejects.toThrow('requestState has expired');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('claims each state in the record useRequestStateReplays sets, for the TTL the state has', async () => {

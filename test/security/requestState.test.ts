@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, InMemoryTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
@@ -23,6 +23,42 @@ interface Session {
 const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
 /** A fixture's migrated module: `output.ts`, or the entry `output/index.ts` of one laid out over modules. */
 const load = async (name: string): Promise<Module> => (await import(resolve(FIXTURES, name, existsSync(resolve(FIXTURES, name, 'output.ts')) ? 'output.ts' : 'output/index.ts'))) as Module;
+
+const STATE_KEY = 'the security tests key: thirty-two bytes or more';
+let copies = 0;
+
+/**
+ * A fresh copy of a fixture's migrated modules, loaded with MCP_REQUEST_STATE_KEY set (a module reads
+ * it once, when first imported), so that the test can open the states its codec seals (contentOf).
+ */
+async function keyedLoad(name: string): Promise<Module> {
+  const dir = resolve(import.meta.dirname, '../../test-output/security-keyed', `${name}-${process.pid}-${++copies}`);
+  mkdirSync(dir, { recursive: true });
+  const single = existsSync(resolve(FIXTURES, name, 'output.ts'));
+  if (single) for (const file of ['output.ts', 'requestState.ts']) copyFileSync(resolve(FIXTURES, name, file), resolve(dir, file));
+  else cpSync(resolve(FIXTURES, name, 'output'), dir, { recursive: true });
+  vi.stubEnv('MCP_REQUEST_STATE_KEY', STATE_KEY);
+  return (await import(resolve(dir, single ? 'output.ts' : 'index.ts'))) as Module;
+}
+
+/** What a tool call's sealed state carries, opened as its codec opens it (test/runtime pins that codec). */
+async function contentOf(state: string, transport: 'http' | 'stdio', tool: string, clientId = ''): Promise<string> {
+  const utf8 = new TextEncoder();
+  const base = await crypto.subtle.importKey('raw', utf8.encode(STATE_KEY), 'HKDF', false, ['deriveKey']);
+  const key = await crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: utf8.encode('mrtr-migrate requestState AES-256-GCM') }, base, { name: 'AES-GCM', length: 256 }, false, ['decrypt']);
+  // The binding: the method, the caller and, over HTTP, the Mcp-Name header (the tool's name).
+  const binding = ['tools/call', clientId, transport === 'http' ? tool : ''].join('\u0000');
+  const bytes = Buffer.from(state, 'base64url');
+  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8.encode(binding) }, key, bytes.subarray(12));
+  return new TextDecoder().decode(plain);
+}
+
+/** The state with one bit of its sealed bytes changed (`at` from the end when negative), in canonical base64url. */
+function flipped(state: string, at: number): string {
+  const bytes = Buffer.from(state, 'base64url');
+  bytes[at < 0 ? bytes.length + at : at]! ^= 0x01;
+  return bytes.toString('base64url');
+}
 
 async function open(module: Module, transport: 'http' | 'stdio', authInfo?: AuthInfo): Promise<Session> {
   const client = new Client(
@@ -58,8 +94,8 @@ afterEach(async () => {
   await Promise.all(sessions.splice(0).map(s => s.close()));
 });
 
-async function session(name: string, transport: 'http' | 'stdio', authInfo?: AuthInfo): Promise<{ s: Session; module: Module }> {
-  const module = await load(name);
+async function session(name: string, transport: 'http' | 'stdio', authInfo?: AuthInfo, keyed = false): Promise<{ s: Session; module: Module }> {
+  const module = keyed ? await keyedLoad(name) : await load(name);
   const s = await open(module, transport, authInfo);
   sessions.push(s);
   return { s, module };
@@ -163,11 +199,13 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     });
 
     it('a question built again on resume is not in the state, is asked again alike, and still validates its answer', async () => {
-      const { s, module } = await session('v2-switch-nested', transport);
+      const { s, module } = await session('v2-switch-nested', transport, undefined, true);
       const args = { name: 'annotate', arguments: {} };
       const first = await s.round('tools/call', args);
       const r1 = asked(first);
-      expect(Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8')).not.toContain('Release note?');
+      const carried = await contentOf(r1.state, transport, 'annotate');
+      expect(carried).toContain('"step"');
+      expect(carried).not.toContain('Release note?');
       const again = await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: {} });
       const r2 = asked(again);
       expect((again as { inputRequests: unknown }).inputRequests).toEqual((first as { inputRequests: unknown }).inputRequests);
@@ -266,9 +304,9 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     });
 
     it('a rewritten handler\'s state reaches the server\'s own handler as nothing it can read', async () => {
-      const { s, module } = await session(fixture, transport);
+      const { s, module } = await session(fixture, transport, undefined, true);
       const r1 = asked(await s.round('tools/call', cancel));
-      expect(Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8')).toContain('"city":"Porto"');
+      expect(await contentOf(r1.state, transport, 'cancel_booking')).toContain('"city":"Porto"');
       const before = { ...module.effects };
       const resumed = s.round('tools/call', { ...book, requestState: r1.state, inputResponses: dates });
       if (transport === 'http') {
@@ -298,21 +336,21 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
     const { s, module } = await session('v2-elicit-straight', transport);
     const args = { name: 'purge_records', arguments: { status: 'stale' } };
     const r1 = asked(await s.round('tools/call', args));
-    const [version, body, mac] = r1.state.split('.');
-    const payload = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8')) as { p: { state: { ids: string[] } } };
-    payload.p.state.ids = ['rec-102'];
-    const forged = `${version}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
     const before = { ...module.effects };
-    await expect(s.round('tools/call', { ...args, requestState: forged, inputResponses: { answer: accept({ confirm: true }) } })).rejects.toMatchObject(REJECTED);
+    // A byte changed anywhere in the sealed bytes (the IV, the sealed state, the tag), and the string with a character more.
+    for (const forged of [flipped(r1.state, 0), flipped(r1.state, 20), flipped(r1.state, -1), `${r1.state}A`]) {
+      await expect(s.round('tools/call', { ...args, requestState: forged, inputResponses: { answer: accept({ confirm: true }) } })).rejects.toMatchObject(REJECTED);
+    }
     expect(module.effects).toEqual(before);
   });
 
   it('secrets read before the question are read again, not carried in the state', async () => {
     vi.stubEnv('BILLING_API_KEY', 'sk-live-4eC39HqLyjWDarjtT1zdp7dc');
-    const { s, module } = await session('v2-secret-reread', transport, { token: 'caller-bearer-9f8e7d', clientId: 'client-1', scopes: [] });
+    const { s, module } = await session('v2-secret-reread', transport, { token: 'caller-bearer-9f8e7d', clientId: 'client-1', scopes: [] }, true);
     const args = { name: 'refund', arguments: { chargeId: 'ch-301' } };
     const r1 = asked(await s.round('tools/call', args));
-    const readable = Buffer.from(r1.state.split('.')[1]!, 'base64url').toString('utf8');
+    expect(r1.state).not.toContain('Acme');
+    const readable = await contentOf(r1.state, transport, 'refund', transport === 'http' ? 'client-1' : '');
     expect(readable).toContain('"customer":"Acme"');
     expect(readable).not.toContain('sk-live');
     expect(readable).not.toContain('caller-bearer');
@@ -349,8 +387,8 @@ describe('without MCP_REQUEST_STATE_KEY', () => {
     const one = (await import(copy(`one-${process.pid}`))) as Module;
     const two = (await import(copy(`two-${process.pid}`))) as Module;
     expect(errors.mock.calls).toEqual([
-      ['MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.'],
-      ['MCP_REQUEST_STATE_KEY is not set: requestState is signed with a random key of this process, so a retry that reaches another server instance fails.'],
+      ['MCP_REQUEST_STATE_KEY is not set: requestState is sealed with a random key of this process, so a retry that reaches another server instance fails.'],
+      ['MCP_REQUEST_STATE_KEY is not set: requestState is sealed with a random key of this process, so a retry that reaches another server instance fails.'],
     ]);
     const first = await open(one, 'http');
     const second = await open(two, 'http');

@@ -156,7 +156,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       .map(c => writtenCodecOf(ts, c)).find(w => w !== undefined && 'file' in w.declaredIn && !w.declaredIn.imported);
     const moduleNames: ModuleNames & CodecNames = {
       codec: names.take('requestStateCodec'),
-      signed: names.take('signedRequestState'),
+      signed: names.take('sealedRequestState'),
+      sealer: names.take('createRequestStateSeal'),
       replays: names.take('requestStateReplays'),
       nonces: names.take('usedRequestStates'),
       ttl: names.take('requestStateTtlSeconds'),
