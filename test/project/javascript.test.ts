@@ -28,7 +28,7 @@ describe('JavaScript servers', () => {
     // The ES module takes its support code from a JavaScript module; the CommonJS one, which could not import it, keeps its own (as the per-file fixture shows).
     const shop = readFileSync(join(dir, 'shop.mjs'), 'utf8');
     expect(shop).toContain("import { requestStateCodec, requestStateCall, assertStateFor, elicitAnswerOf, elicitResultOf } from './requestState.mjs';");
-    expect(shop).not.toContain('createRequestStateCodec');
+    expect(shop).not.toContain('createRequestStateSeal');
     expect(readFileSync(join(dir, 'requestState.mjs'), 'utf8')).toContain('export const requestStateCodec = {');
     expect(readFileSync(join(dir, 'writer.cjs'), 'utf8')).toBe(readFileSync(join(FIXTURES, 'v2-javascript-cjs', 'output.cjs'), 'utf8'));
     expect(new Set(report.sites.map(s => s.status))).toEqual(new Set(['migrated']));

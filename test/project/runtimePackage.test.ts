@@ -83,7 +83,7 @@ describe('--runtime package', () => {
     expect(second.sites.map(s => s.status)).toEqual(['migrated']);
     const twice = readFileSync(join(dir, 'input.ts'), 'utf8');
     expect(twice.match(/keepRequestStateHook\(/g)).toHaveLength(1);
-    expect(twice).not.toContain('createRequestStateCodec');
+    expect(twice).not.toContain('createRequestStateSeal');
     expect(readdirSync(dir).filter(f => f.startsWith('requestState'))).toEqual([]);
     expect(errorsWithRuntime(dir)).toEqual([]);
   });
@@ -96,7 +96,7 @@ describe('--runtime package', () => {
     const report = await migrate({ cwd: cjs, runtime: 'package', sdkUpgrade: false });
     expect(report.sites.some(s => s.status === 'migrated')).toBe(true);
     const text = readFileSync(join(cjs, 'input.cjs'), 'utf8');
-    expect(text).toContain('createRequestStateCodec');
+    expect(text).toContain('createRequestStateSeal');
     expect(text).not.toContain('mrtr-migrate/runtime');
     expect(report.diagnostics.filter(d => d.code === 'mrtr/runtime-package')).toEqual([]);
   });

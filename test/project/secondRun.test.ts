@@ -99,7 +99,7 @@ describe('a second run on a server a per-file run wired its codec into', () => {
     const second = await migrate({ cwd: dir, sdkUpgrade: false });
     expect(second.sites.map(s => `${s.handler?.name} ${s.status}`)).toEqual(['archive migrated']);
     const text = readFileSync(join(dir, 'server.ts'), 'utf8');
-    expect(text.match(/createRequestStateCodec</g)).toHaveLength(1);
+    expect(text.match(/createRequestStateSeal<\{ nonce/g)).toHaveLength(1);
     expect(text.match(/requestState: \{ verify: /g)).toHaveLength(1);
     expect(text).toContain('type RequestState = SummarizeState | ArchiveState;');
     expect(text).toContain('// our store: kept by a second run');
@@ -181,7 +181,7 @@ describe('a second run on a file whose own names the SDK has too', () => {
     writeFileSync(join(dir, 'server.ts'), readFileSync(join(REPO, 'fixtures', 'v2-name-conflicts', 'input.ts'), 'utf8'));
     perFileRun(dir, 'server.ts');
     const first = readFileSync(join(dir, 'server.ts'), 'utf8');
-    expect(first.match(/createRequestStateCodec</g)).toHaveLength(1);
+    expect(first.match(/createRequestStateSeal<\{ nonce/g)).toHaveLength(1);
     expect(first.split('\n')[0]).toContain('type ElicitResult as SdkElicitResult');
     const late = `  server.registerTool('retract_story', { inputSchema: z.object({ slug: z.string() }) }, async ({ slug }, ctx) => {
     const inputRequired = ['reason'];
@@ -201,7 +201,7 @@ describe('a second run on a file whose own names the SDK has too', () => {
     for (const alias of ['inputRequired as sdkInputRequired', 'type ElicitResult as SdkElicitResult', 'type ServerContext as SdkServerContext']) {
       expect(sdkImport.split(alias)).toHaveLength(2);
     }
-    expect(text.match(/createRequestStateCodec</g)).toHaveLength(1);
+    expect(text.match(/createRequestStateSeal<\{ nonce/g)).toHaveLength(1);
     expect(text).toContain('type RequestState = PublishStoryState | RetractStoryState;');
     expect(text).toContain('    const result: ElicitResult = { reviewer: \'desk\', approved: answer.action === \'accept\' };');
     expect(text.slice(text.indexOf("'retract_story'"))).toContain('return sdkInputRequired({');

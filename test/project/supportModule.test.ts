@@ -31,7 +31,7 @@ function server(name: string, tool: string, javascript = false): string {
 }
 
 /** The support code's own declarations: none of them may be in a handler file once the module holds them. */
-const SUPPORT = [/createRequestStateCodec/, /function requestStateKey/, /function requestStateCall/, /function assertStateFor/, /requestStateReplays/];
+const SUPPORT = [/createRequestStateSeal/, /function requestStateKey/, /function requestStateCall/, /function assertStateFor/, /requestStateReplays/];
 const read = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8');
 
 describe('the support module', () => {
@@ -47,7 +47,7 @@ describe('the support module', () => {
       expect(text).toContain('{ requestState: { verify: requestStateCodec.verify } }');
     }
     const module = read(dir, 'requestState.ts');
-    expect(module.match(/createRequestStateCodec</g)).toHaveLength(1);
+    expect(module.match(/createRequestStateSeal<\{ nonce/g)).toHaveLength(1);
     expect(module).toContain('export function elicitAnswerOf(');
     expect(tscErrors(dir)).toEqual([]);
     const again = await migrate({ cwd: dir, force: true, sdkUpgrade: false });
@@ -99,7 +99,7 @@ describe('the support module', () => {
     expect(read(dir, 'billing.ts')).toContain("from './requestState.js';");
     // Each keeps a codec of its own.
     for (const file of ['shop.mjs', 'tools/users.ts']) {
-      expect(read(dir, file), file).toContain('createRequestStateCodec');
+      expect(read(dir, file), file).toContain('createRequestStateSeal');
       expect(read(dir, file), file).not.toContain('requestState.js');
     }
   });

@@ -52,7 +52,7 @@ export function createServer(): McpServer {
     expect(result.sites.map(s => `${s.line} ${s.kind} ${s.status}`)).toEqual(['4 capability-guard migrated']);
     expect(result.typeErrors).toEqual([]);
     expect(result.text).toContain("server.registerTool('status', {}, async (ctx) => ({ content: [{ type: 'text', text: String(clientCapabilitiesOf(ctx, server.server)?.elicitation) }] }));");
-    expect(result.text).not.toContain('createRequestStateCodec');
+    expect(result.text).not.toContain('createRequestStateSeal');
     expect(result.text).toContain("import { McpServer, CLIENT_CAPABILITIES_META_KEY, type ClientCapabilities } from '@modelcontextprotocol/server';");
     expect(runPipeline(FILE, result.text).text).toBe(result.text);
   });

@@ -206,7 +206,7 @@ describe('a module that loads modules with top-level await', () => {
     ].join('\n'));
     expect(result.sites.map(s => s.status)).toEqual(['migrated']);
     expect(result.typeErrors).toEqual([]);
-    expect(result.text).toMatch(/^const \{ McpServer, [^}]*createRequestStateCodec[^}]*inputRequired[^}]*\} = await import\('@modelcontextprotocol\/server'\);$/m);
+    expect(result.text).toMatch(/^const \{ McpServer, [^}]*ProtocolError[^}]*inputRequired[^}]*\} = await import\('@modelcontextprotocol\/server'\);$/m);
     expect(result.text).toContain("import { readFileSync } from 'node:fs';\nimport type { ElicitResult, InputRequest, InputResponseView, ServerContext } from '@modelcontextprotocol/server';\n");
     // The SDK is still loaded where the module loaded it: the type import is erased.
     expect(result.text).not.toMatch(/^import \{[^}]*\} from '@modelcontextprotocol\/server'/m);
