@@ -14,7 +14,7 @@ export type RequestState = { step: string; call: string; [carried: string]: unkn
 const requestStateTtlSeconds = 600;
 
 const sealedRequestState = createRequestStateSeal<{ nonce: string; state: RequestState }>({
-  key: requestStateKey(),
+  keys: requestStateKeys(),
   ttlSeconds: requestStateTtlSeconds,
   // Bound to the method, the caller and (over HTTP) the Mcp-Name header; each handler also checks its
   // tool / prompt / resource name and arguments.
@@ -61,17 +61,30 @@ export function useRequestStateReplays(record: { claim(nonce: string, ttlMs: num
   requestStateReplays = record;
 }
 
-function requestStateKey(): string | Uint8Array {
+function requestStateKeys(): Array<string | Uint8Array> {
   // Read through globalThis so the module also type-checks without Node's types.
-  const key = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.['MCP_REQUEST_STATE_KEY'];
-  if (key === undefined || key === '') {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  // MCP_REQUEST_STATE_KEYS, newest first, to rotate: states are minted with the first and opened with any.
+  const [name, keys]: [string, string[]] = env['MCP_REQUEST_STATE_KEYS']
+    ? ['MCP_REQUEST_STATE_KEYS', env['MCP_REQUEST_STATE_KEYS'].split(',').map(key => key.trim()).filter(key => key !== '')]
+    : ['MCP_REQUEST_STATE_KEY', env['MCP_REQUEST_STATE_KEY'] ? [env['MCP_REQUEST_STATE_KEY']] : []];
+  if (keys.length === 0) {
     console.error('MCP_REQUEST_STATE_KEY is not set: requestState is sealed with a random key of this process, so a retry that reaches another server instance fails.');
-    return crypto.getRandomValues(new Uint8Array(32));
+    return [crypto.getRandomValues(new Uint8Array(32))];
   }
-  if (new TextEncoder().encode(key).length < 32) {
-    throw new Error('MCP_REQUEST_STATE_KEY must be at least 32 bytes: it seals the requestState of multi round-trip requests.');
+  for (const key of keys) {
+    // Judged by its bytes (a hex key by the bytes it spells): long enough, varied, not a short pattern repeated.
+    const bytes = /^(?:[0-9a-fA-F]{2}){32,}$/.test(key) ? Uint8Array.from(key.match(/../g)!, pair => parseInt(pair, 16)) : new TextEncoder().encode(key);
+    const repeats = (period: number): boolean => bytes.every((byte, i) => byte === bytes[i % period]);
+    const weakness = bytes.length < 32 ? 'shorter than 32 bytes'
+      : new Set(bytes).size < 16 ? 'fewer than 16 distinct bytes'
+      : Array.from({ length: bytes.length >> 1 }, (_, i) => i + 1).some(repeats) ? 'a short pattern repeated'
+      : undefined;
+    if (weakness !== undefined) {
+      throw new Error(`${name} holds a key too easy to guess (${weakness}); it seals the requestState of multi round-trip requests. Make one with: openssl rand -base64 32`);
+    }
   }
-  return key;
+  return keys;
 }
 
 /**
@@ -80,15 +93,15 @@ function requestStateKey(): string | Uint8Array {
  * state opened for another method or caller fails; the expiry travels sealed. Only the exact string minted
  * opens: any other encoding of the same bytes fails.
  */
-function createRequestStateSeal<T>(options: { key: string | Uint8Array; ttlSeconds: number; bind: (ctx: ServerContext) => string }): {
+function createRequestStateSeal<T>(options: { keys: Array<string | Uint8Array>; ttlSeconds: number; bind: (ctx: ServerContext) => string }): {
   mint(payload: T, ctx: ServerContext): Promise<string>;
   verify(requestState: string, ctx: ServerContext): Promise<T>;
 } {
   const utf8 = new TextEncoder();
-  const secret = typeof options.key === 'string' ? utf8.encode(options.key) : Uint8Array.from(options.key);
-  const key = crypto.subtle.importKey('raw', secret, 'HKDF', false, ['deriveKey']).then(base => crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: utf8.encode('mrtr-migrate requestState AES-256-GCM') },
-    base, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']));
+  const keys = options.keys.map(secret => crypto.subtle.importKey('raw', typeof secret === 'string' ? utf8.encode(secret) : Uint8Array.from(secret), 'HKDF', false, ['deriveKey'])
+    .then(base => crypto.subtle.deriveKey(
+      { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: utf8.encode('mrtr-migrate requestState AES-256-GCM') },
+      base, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'])));
   const base64url = (bytes: Uint8Array): string => {
     let binary = '';
     for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -98,7 +111,7 @@ function createRequestStateSeal<T>(options: { key: string | Uint8Array; ttlSecon
     async mint(payload, ctx) {
       const iv = crypto.getRandomValues(new Uint8Array(12));
       const plain = utf8.encode(JSON.stringify({ payload, exp: Math.floor(Date.now() / 1000) + options.ttlSeconds }));
-      const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8.encode(options.bind(ctx)) }, await key, plain);
+      const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8.encode(options.bind(ctx)) }, await keys[0]!, plain);
       return base64url(new Uint8Array([...iv, ...new Uint8Array(sealed)]));
     },
     async verify(requestState, ctx) {
@@ -106,7 +119,10 @@ function createRequestStateSeal<T>(options: { key: string | Uint8Array; ttlSecon
       if (!/^[\w-]{38,}$/.test(requestState)) throw new Error('requestState is malformed');
       const bytes = Uint8Array.from(atob(requestState.replace(/-/g, '+').replace(/_/g, '/')), c => c.charCodeAt(0));
       if (base64url(bytes) !== requestState) throw new Error('requestState is malformed');
-      const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8.encode(options.bind(ctx)) }, await key, bytes.subarray(12));
+      const sealing = { name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8.encode(options.bind(ctx)) };
+      let plain: ArrayBuffer | undefined;
+      for (const key of keys) if (!plain) plain = await crypto.subtle.decrypt(sealing, await key, bytes.subarray(12)).catch(() => undefined);
+      if (plain === undefined) throw new Error('requestState does not open with any key');
       const { payload, exp } = JSON.parse(new TextDecoder().decode(plain)) as { payload: T; exp: number };
       if (!(exp >= Math.floor(Date.now() / 1000))) throw new Error('requestState has expired');
       return payload;

@@ -31,7 +31,7 @@ function server(name: string, tool: string, javascript = false): string {
 }
 
 /** The support code's own declarations: none of them may be in a handler file once the module holds them. */
-const SUPPORT = [/createRequestStateSeal/, /function requestStateKey/, /function requestStateCall/, /function assertStateFor/, /requestStateReplays/];
+const SUPPORT = [/createRequestStateSeal/, /function requestStateKeys\(/, /function requestStateCall/, /function assertStateFor/, /requestStateReplays/];
 const read = (dir: string, file: string) => readFileSync(join(dir, file), 'utf8');
 
 describe('the support module', () => {

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import ts from 'typescript';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import fc from 'fast-check';
@@ -18,6 +20,21 @@ beforeAll(async () => {
     else process.env['MCP_REQUEST_STATE_KEY'] = before;
   }
 });
+
+let copies = 0;
+/** A fresh instance of the runtime (a copy of its module), loaded with these variables set: it reads its keys once, when imported. */
+async function runtimeWith(env: Record<string, string>): Promise<Runtime> {
+  const dir = resolve(import.meta.dirname, '../../test-output/runtime-keys');
+  mkdirSync(dir, { recursive: true });
+  const file = resolve(dir, `runtime-${process.pid}-${++copies}.ts`);
+  copyFileSync(new URL('../../src/runtime/index.ts', import.meta.url), file);
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  try {
+    return (await import(file)) as Runtime;
+  } finally {
+    vi.unstubAllEnvs();
+  }
+}
 
 /** What the codec and the helpers read of a request's context. */
 function contextOf(method: string, requestState?: unknown, clientId?: string): ServerContext {
@@ -112,6 +129,37 @@ describe('mrtr-migrate/runtime', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('refuses a key that is easy to guess, naming the variable, why, and how to make one; takes random ones, hex or base64', async () => {
+    const weak: Array<[Record<string, string>, string]> = [
+      [{ MCP_REQUEST_STATE_KEY: 'a'.repeat(32) }, 'MCP_REQUEST_STATE_KEY holds a key too easy to guess (fewer than 16 distinct bytes)'],
+      [{ MCP_REQUEST_STATE_KEY: 'abcdefghijklmnop'.repeat(2) }, 'MCP_REQUEST_STATE_KEY holds a key too easy to guess (a short pattern repeated)'],
+      [{ MCP_REQUEST_STATE_KEY: 'too short for a key' }, 'MCP_REQUEST_STATE_KEY holds a key too easy to guess (shorter than 32 bytes)'],
+      // Hex is judged by the bytes it spells: eight distinct.
+      [{ MCP_REQUEST_STATE_KEY: '0123456789abcdef'.repeat(4) }, 'MCP_REQUEST_STATE_KEY holds a key too easy to guess (fewer than 16 distinct bytes)'],
+      [{ MCP_REQUEST_STATE_KEYS: `${randomBytes(32).toString('base64')}, ${'xy'.repeat(20)}` }, 'MCP_REQUEST_STATE_KEYS holds a key too easy to guess (fewer than 16 distinct bytes)'],
+    ];
+    for (const [env, message] of weak) {
+      await expect(runtimeWith(env)).rejects.toThrow(`${message}; it seals the requestState of multi round-trip requests. Make one with: openssl rand -base64 32`);
+    }
+    // openssl rand -hex 32 spells 16 distinct characters or fewer; the bytes are what count.
+    for (let i = 0; i < 20; i++) await expect(runtimeWith({ MCP_REQUEST_STATE_KEY: randomBytes(32).toString('hex') })).resolves.toBeDefined();
+    await expect(runtimeWith({ MCP_REQUEST_STATE_KEY: randomBytes(32).toString('base64') })).resolves.toBeDefined();
+  });
+
+  it('rotates keys: MCP_REQUEST_STATE_KEYS mints with the first and opens with any, so calls in flight finish', async () => {
+    const [older, newer] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+    const before = await runtimeWith({ MCP_REQUEST_STATE_KEY: older });
+    const during = await runtimeWith({ MCP_REQUEST_STATE_KEYS: `${newer}, ${older}` });
+    const after = await runtimeWith({ MCP_REQUEST_STATE_KEYS: newer });
+    const ctx = contextOf('tools/call');
+    const inFlight = await before.requestStateCodec.mint({ step: 'ask', call: 'c' }, ctx);
+    expect(await during.requestStateCodec.verify(inFlight, ctx)).toEqual({ step: 'ask', call: 'c' });
+    const minted = await during.requestStateCodec.mint({ step: 'next', call: 'c' }, ctx);
+    await expect(before.requestStateCodec.verify(minted, ctx)).rejects.toThrow('requestState does not open with any key');
+    expect(await after.requestStateCodec.verify(minted, ctx)).toEqual({ step: 'next', call: 'c' });
+    await expect(after.requestStateCodec.verify(await before.requestStateCodec.mint({ step: 'ask', call: 'c' }, ctx), ctx)).rejects.toThrow('requestState does not open with any key');
   });
 
   it('claims each state in the record useRequestStateReplays sets, for the TTL the state has', async () => {

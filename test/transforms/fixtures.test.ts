@@ -85,7 +85,7 @@ describe.each(folders)('%s (folder)', name => {
  * server an earlier run gave a codec of its own file (a second run adds to that codec).
  */
 describe('support code', () => {
-  const SUPPORT = [/createRequestStateSeal<\{ nonce: string/, /function requestStateKey\(/, /function requestStateCall\(/, /function assertStateFor\(/, /requestStateReplays/];
+  const SUPPORT = [/createRequestStateSeal<\{ nonce: string/, /function requestStateKeys\(/, /function requestStateCall\(/, /function assertStateFor\(/, /requestStateReplays/];
   const outputs = [
     ...cases.map(name => join(root, name, `output${extensionOf(name)}`)),
     ...folders.flatMap(name => sourceFiles(join(root, name, 'output')).filter(f => !/^requestState\.[cm]?[jt]s$/.test(f)).map(f => join(root, name, 'output', f))),

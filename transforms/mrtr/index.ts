@@ -167,7 +167,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       elicitResultOf: names.take('elicitResultOf'),
       capabilitiesOf: names.take('clientCapabilitiesOf'),
       stateUnion: names.take('RequestState'),
-      keyLoader: names.take('requestStateKey'),
+      keyLoader: names.take('requestStateKeys'),
       keepHook: names.take('keepRequestStateHook'),
       migratedState: names.take('migratedRequestState'),
       migratedKey: names.take('migratedRequestStateKey'),
@@ -488,7 +488,7 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, 
   } else if (verdict.kind === 'migrate' && site.kind === 'capability-guard') {
     todo.push(`${SERVE_TODO}; the guard now reads each request's own capabilities there.`);
   } else if (verdict.kind === 'migrate') {
-    todo.push('Set MCP_REQUEST_STATE_KEY (at least 32 bytes, the same secret on every instance) before serving from more than one process.');
+    todo.push('Set MCP_REQUEST_STATE_KEY (the same secret on every instance; make one with openssl rand -base64 32) before serving from more than one process; MCP_REQUEST_STATE_KEYS rotates it.');
     todo.push(`${SERVE_TODO}; a plain server.connect(transport) only speaks the 2025 era.`);
     if (site.kind === 'sampling') todo.push('Sampling is deprecated (SEP-2577): consider calling your model provider directly instead of asking the client.');
   } else if (verdict.reason === 'sdk-version') {
