@@ -91,11 +91,12 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
         // Wired beside the server's own hook by an earlier run, through the module: its handlers still read through it.
         if (earlier.get(key)!.keeps) kept.add(key);
       }
+      const wiring = (c: ts.NewExpression): EarlierWiring => earlier.get(constructionKey(tsApi, c))!;
       plans.set(sourceFile.fileName, {
         keys: constructions.map(c => constructionKey(tsApi, c)),
         // A server wired to the shared module an earlier run wrote (or to the runtime) shares it again, wherever its handlers are.
-        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || earlier.get(constructionKey(tsApi, c))!.module !== undefined || earlier.get(constructionKey(tsApi, c))!.runtime),
-        written: constructions.some(c => earlier.get(constructionKey(tsApi, c))!.written && !earlier.get(constructionKey(tsApi, c))!.runtime),
+        elsewhere: constructions.some(c => c.getSourceFile() !== sourceFile || wiring(c).module !== undefined || wiring(c).runtime),
+        written: constructions.some(c => wiring(c).written && !wiring(c).runtime),
         keeps,
         sourceFile,
       });
