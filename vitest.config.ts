@@ -18,6 +18,8 @@ import LongestFirstSequencer from './test/setup/sequencer.js';
  * outside the e2e project.
  */
 const E2E = [
+  // The second run of every fixture pair (idempotence, and the type check of output.ts): 100 s or more.
+  'test/transforms/fixturesSecondRun.test.ts',
   'test/cli/edge-cases.test.ts',
   'test/cli/projects.test.ts',
   'test/cli/jscodeshift.test.ts',

@@ -90,8 +90,11 @@ export interface SharedRequestState {
   optional?: ReadonlySet<string>;
   /** Filled by the rewrite: the files that import the module, and the optional helpers they use. */
   importers: Set<string>;
-  uses: Set<'elicitAnswerOf' | 'elicitResultOf'>;
+  uses: Set<SupportHelper>;
 }
+
+/** The optional helpers of the support code, which a module has only where its handlers use them. */
+export type SupportHelper = 'checkedResponse' | 'elicitAnswerOf' | 'elicitResultOf';
 
 export interface TransformResult {
   changed: boolean;

@@ -26,7 +26,7 @@ export interface WrittenCodec {
   keeps: boolean;
 }
 
-export type WrittenHelper = 'callDigest' | 'assertState' | 'elicitAnswerOf' | 'elicitResultOf' | 'keepHook' | 'migratedState';
+export type WrittenHelper = 'callDigest' | 'assertState' | 'checkedResponse' | 'elicitAnswerOf' | 'elicitResultOf' | 'keepHook' | 'migratedState';
 
 /**
  * A server that keeps requestState of its own, where this run wires the rewrite's codec beside it
@@ -44,7 +44,9 @@ export interface KeptStateHook {
 const HELPER_SHAPES: Record<WrittenHelper, { params: string[]; body: string }> = {
   callDigest: { params: ['name', 'args'], body: 'crypto.subtle.digest(' },
   assertState: { params: ['state', 'call'], body: '.call !== call' },
-  elicitAnswerOf: { params: ['responses', 'key', 'question'], body: 'inputResponse(responses, key)' },
+  checkedResponse: { params: ['responses', 'key', 'question'], body: 'specTypeSchemas.' },
+  // Earlier runs wrote it over inputResponse(), later ones over checkedInputResponse(): both check the content.
+  elicitAnswerOf: { params: ['responses', 'key', 'question'], body: "'requestedSchema' in question.params" },
   elicitResultOf: { params: ['answer'], body: 'answer.action' },
   keepHook: { params: ['own'], body: 'own(requestState, ctx)' },
   migratedState: { params: ['ctx'], body: '.mcpReq.requestState' },

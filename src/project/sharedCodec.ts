@@ -14,7 +14,7 @@ import { isJavaScriptFile } from '../analysis/typeSyntax.js';
 import { isEsModule } from '../analysis/moduleFormat.js';
 import { ownerManifest } from './packageJson.js';
 import { applyEdits, quoteStyle, indentUnit, newlineOf } from '../../transforms/mrtr/text.js';
-import type { PlannedAnalysis, SharedRequestState } from '../../transforms/types.js';
+import type { PlannedAnalysis, SharedRequestState, SupportHelper } from '../../transforms/types.js';
 
 /** The plan of a run's files together, before any is rewritten. */
 export interface ProjectPlan {
@@ -144,7 +144,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const wiredPlain = plain && fileOfKey(plain);
   const all = new Set([...keys, ...[...optional.values()].flatMap(p => p.keys)]);
   if (all.size === 0) return { shared: undefined, linked, helperFiles, sharedHelpers, planned };
-  const uses = new Set<'elicitAnswerOf' | 'elicitResultOf'>();
+  const uses = new Set<SupportHelper>();
   const common = { constructions: all, keeps, wiredPlain, optional: new Set(optional.keys()), importers: new Set<string>(), uses };
   const shared = existing
     ? { modulePath: existing.fileName, existing: true, ...common }

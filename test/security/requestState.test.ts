@@ -1,9 +1,8 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { createMcpHandler, InMemoryTransport, type AuthInfo, type McpServer, type Server } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { copyFileSync, cpSync, existsSync, mkdirSync } from 'node:fs';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { asked, bare, contentOf, FIXTURES, flipped, keyedLoad, load, open, type Module, type Outcome, type Session } from './attack.js';
 
 /**
  * The migrated fixture servers attacked the way a client could on the 2026-07-28 era, over HTTP
@@ -11,81 +10,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
  * round driven by hand, each attack checked for its exact outcome and for side effects that did not
  * happen. test/transforms/tamper.test.ts covers modified, expired and other-call state over HTTP.
  */
-
-type Module = { createServer(): McpServer | Server; effects: Record<string, number> };
-type Outcome = Record<string, unknown>;
-interface Session {
-  /** One round: the input-required or final result; a JSON-RPC error rejects. */
-  round(method: 'tools/call' | 'prompts/get', params: Record<string, unknown>): Promise<Outcome>;
-  close(): Promise<void>;
-}
-
-const FIXTURES = resolve(import.meta.dirname, '../../fixtures');
-/** A fixture's migrated module: `output.ts`, or the entry `output/index.ts` of one laid out over modules. */
-const load = async (name: string): Promise<Module> => (await import(resolve(FIXTURES, name, existsSync(resolve(FIXTURES, name, 'output.ts')) ? 'output.ts' : 'output/index.ts'))) as Module;
-
-const STATE_KEY = 'the security tests key: thirty-two bytes or more';
-let copies = 0;
-
-/**
- * A fresh copy of a fixture's migrated modules, loaded with MCP_REQUEST_STATE_KEY set (a module reads
- * it once, when first imported), so that the test can open the states its codec seals (contentOf).
- */
-async function keyedLoad(name: string): Promise<Module> {
-  const dir = resolve(import.meta.dirname, '../../test-output/security-keyed', `${name}-${process.pid}-${++copies}`);
-  mkdirSync(dir, { recursive: true });
-  const single = existsSync(resolve(FIXTURES, name, 'output.ts'));
-  if (single) for (const file of ['output.ts', 'requestState.ts']) copyFileSync(resolve(FIXTURES, name, file), resolve(dir, file));
-  else cpSync(resolve(FIXTURES, name, 'output'), dir, { recursive: true });
-  vi.stubEnv('MCP_REQUEST_STATE_KEY', STATE_KEY);
-  return (await import(resolve(dir, single ? 'output.ts' : 'index.ts'))) as Module;
-}
-
-/** What a tool call's sealed state carries, opened as its codec opens it (test/runtime pins that codec). */
-async function contentOf(state: string, transport: 'http' | 'stdio', tool: string, clientId = ''): Promise<string> {
-  const utf8 = new TextEncoder();
-  const base = await crypto.subtle.importKey('raw', utf8.encode(STATE_KEY), 'HKDF', false, ['deriveKey']);
-  const key = await crypto.subtle.deriveKey({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(32), info: utf8.encode('mrtr-migrate requestState AES-256-GCM') }, base, { name: 'AES-GCM', length: 256 }, false, ['decrypt']);
-  // The binding: the method, the caller and, over HTTP, the Mcp-Name header (the tool's name).
-  const binding = ['tools/call', clientId, transport === 'http' ? tool : ''].join('\u0000');
-  const bytes = Buffer.from(state, 'base64url');
-  const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, 12), additionalData: utf8.encode(binding) }, key, bytes.subarray(12));
-  return new TextDecoder().decode(plain);
-}
-
-/** The state with one bit of its sealed bytes changed (`at` from the end when negative), in canonical base64url. */
-function flipped(state: string, at: number): string {
-  const bytes = Buffer.from(state, 'base64url');
-  bytes[at < 0 ? bytes.length + at : at]! ^= 0x01;
-  return bytes.toString('base64url');
-}
-
-async function open(module: Module, transport: 'http' | 'stdio', authInfo?: AuthInfo): Promise<Session> {
-  const client = new Client(
-    { name: 'attacker', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  let stop: () => Promise<void>;
-  if (transport === 'http') {
-    const handler = createMcpHandler(() => module.createServer());
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
-      fetch: (url, init) => handler.fetch(new Request(url, init), authInfo ? { authInfo } : undefined),
-    }));
-    stop = () => handler.close();
-  } else {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const served = serveStdio(() => module.createServer(), { transport: serverSide, legacy: 'reject' });
-    await client.connect(clientSide);
-    stop = () => served.close();
-  }
-  return {
-    round: (method, params) => client.request({ method, params } as never, { allowInputRequired: true }) as Promise<Outcome>,
-    close: async () => {
-      await client.close();
-      await stop();
-    },
-  };
-}
 
 const sessions: Session[] = [];
 afterEach(async () => {
@@ -99,21 +23,6 @@ async function session(name: string, transport: 'http' | 'stdio', authInfo?: Aut
   const s = await open(module, transport, authInfo);
   sessions.push(s);
   return { s, module };
-}
-
-/** A round that must ask: its state and the keys it asks. */
-function asked(outcome: Outcome): { state: string; keys: string[] } {
-  expect(outcome).toMatchObject({ resultType: 'input_required' });
-  const { requestState, inputRequests } = outcome as { requestState: string; inputRequests: Record<string, unknown> };
-  expect(typeof requestState).toBe('string');
-  return { state: requestState, keys: Object.keys(inputRequests) };
-}
-
-/** A result without the `_meta` every 2026-era response carries. */
-function bare(outcome: Outcome): Outcome {
-  const { _meta, ...rest } = outcome;
-  void _meta;
-  return rest;
 }
 
 const REJECTED = { code: -32602, message: 'Invalid or expired requestState' };
@@ -246,11 +155,12 @@ describe.each(['http', 'stdio'] as const)('over %s', transport => {
       expect(module.effects).toEqual(before);
     });
 
-    it('of another kind, they do not answer it either', async () => {
+    it('of another kind under its key, they fail the call as an answer elicitInput() could not take', async () => {
       const { s, module } = await session('v2-elicit-straight', transport);
       const r1 = asked(await s.round('tools/call', args));
       const before = { ...module.effects };
-      asked(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: { roots: [] } } }));
+      const failed = bare(await s.round('tools/call', { ...args, requestState: r1.state, inputResponses: { [r1.keys[0]!]: { roots: [] } } }));
+      expect(failed).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Invalid result for elicitation\/create: \[/) }] });
       expect(module.effects).toEqual(before);
     });
 

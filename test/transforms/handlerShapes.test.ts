@@ -720,7 +720,8 @@ describe('a file that declares a name the rewrite imports from the SDK', () => {
     const result = tool(["import type { ElicitResult as Answer } from '@modelcontextprotocol/server';", 'export type Reply = Answer;']);
     expect(result.sites.map(s => s.status)).toEqual(['migrated']);
     expect(result.typeErrors).toEqual([]);
-    expect(result.text).not.toMatch(/\bElicitResult\b(?! as Answer)/);
+    // specTypeSchemas.ElicitResult, which checks answers, is a property, not the type.
+    expect(result.text).not.toMatch(/(?<!specTypeSchemas\.)\bElicitResult\b(?! as Answer)/);
   });
 
   it('is refused where its own name stands beside the SDK\'s own import of it', () => {

@@ -72,9 +72,10 @@ describe('requestState minted by the rewrite', () => {
       resultType: 'input_required',
       inputRequests: { answer: { method: 'elicitation/create', params: { message: 'Archive Apollo (4 members)?' } } },
     });
-    // Each state is accepted once: the next retry echoes the state of the round that asked again.
+    // Each state is accepted once: the next retry echoes the state of the round that asked again. An
+    // answer of another kind is no elicitation result: the call fails, as elicitInput() failed on it.
     const wrongKind = await round('archive_project', { project: 'apollo' }, { requestState: (again as { requestState: string }).requestState, inputResponses: { answer: { roots: [] } } });
-    expect(wrongKind).toMatchObject({ resultType: 'input_required' });
+    expect(wrongKind).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^Invalid result for elicitation\/create: \[/) }] });
   });
 
   it('rejects a modified state with -32602', async () => {

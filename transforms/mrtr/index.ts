@@ -162,6 +162,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       nonces: names.take('usedRequestStates'),
       ttl: names.take('requestStateTtlSeconds'),
       elicitAnswerOf: names.take('elicitAnswerOf'),
+      checkedResponse: names.take('checkedInputResponse'),
       callDigest: names.take('requestStateCall'),
       assertState: names.take('assertStateFor'),
       elicitResultOf: names.take('elicitResultOf'),
@@ -218,6 +219,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const all = [...rewrites.entries()].sort(([a], [b]) => a.handler.fn.getStart(sourceFile) - b.handler.fn.getStart(sourceFile)).map(([, r]) => r);
     if (shared) {
       options.shared!.importers.add(sourceFile.fileName);
+      if (all.some(r => r.usesCheckedResponse)) options.shared!.uses.add('checkedResponse');
       if (all.some(r => r.usesElicitAnswerOf)) options.shared!.uses.add('elicitAnswerOf');
       if (all.some(r => r.usesElicitResultOf)) options.shared!.uses.add('elicitResultOf');
     }
@@ -230,6 +232,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       stateTypeNames: all.map(r => /^type (\S+)/.exec(r.stateTypeDeclaration)![1]!),
       usesElicitResultOf: all.some(r => r.usesElicitResultOf),
       usesElicitAnswerOf: all.some(r => r.usesElicitAnswerOf),
+      usesCheckedResponse: all.some(r => r.usesCheckedResponse),
       sdkValues: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkValues]), ...helperValues]),
       sdkTypes: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkTypes]), ...helperTypes]),
       // Constructions in other files are wired by the CLI once the files are rewritten (wireSharedCodec).

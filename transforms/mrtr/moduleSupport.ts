@@ -7,6 +7,7 @@ import type { ModuleNames } from './rewriteHandler.js';
 import { applyEdits, quoteStyle, indentAt, indentUnit, newlineOf, requote, type Edit } from './text.js';
 import { eraseTypes } from './eraseTypes.js';
 import { ownVerifyHook, requestStateOption, RUNTIME_SPECIFIER, writtenHelpers, type KeptStateHook, type WrittenCodec, type WrittenHelper } from '../../src/analysis/writtenCodec.js';
+import type { SupportHelper } from '../types.js';
 
 /**
  * What a file with rewritten handlers needs once: the phase types, one requestState codec wired
@@ -46,6 +47,8 @@ export interface ModuleSupportInput {
   usesElicitResultOf: boolean;
   /** Whether an elicitation answer is read (the accepted content is validated on the way in). */
   usesElicitAnswerOf: boolean;
+  /** Whether an answer is read without its content checked against a schema (checked as a result of its method only). */
+  usesCheckedResponse: boolean;
   sdkValues: Set<string>;
   sdkTypes: Set<string>;
   constructions: ts.NewExpression[];
@@ -67,6 +70,7 @@ const SUPPORT_TYPE = {
   codec: ['ServerContext'],
   elicitResultOf: ['InputResponseView', 'ElicitResult'],
   elicitAnswerOf: ['InputResponseView', 'InputRequest'],
+  checkedResponse: ['InputResponseView', 'InputRequest'],
   capabilitiesOf: ['ClientCapabilities'],
 } as const;
 
@@ -82,6 +86,7 @@ export const SHARED_NAMES: ModuleNames & CodecNames = {
   nonces: 'usedRequestStates',
   ttl: 'requestStateTtlSeconds',
   elicitAnswerOf: 'elicitAnswerOf',
+  checkedResponse: 'checkedInputResponse',
   callDigest: 'requestStateCall',
   assertState: 'assertStateFor',
   elicitResultOf: 'elicitResultOf',
@@ -108,12 +113,16 @@ export function moduleSupportEdits(given: ModuleSupportInput): Edit[] {
   // Helpers the file does not have yet: all of them, or those an earlier run's codec was written without.
   const addsElicitAnswerOf = (inline || (!!written && !written.helpers.elicitAnswerOf)) && input.usesElicitAnswerOf;
   const addsElicitResultOf = (inline || (!!written && !written.helpers.elicitResultOf)) && input.usesElicitResultOf;
-  if (addsElicitAnswerOf) values.add('fromJsonSchema').add('inputResponse').add('ProtocolError').add('ProtocolErrorCode');
+  // elicitAnswerOf reads the answer through checkedInputResponse.
+  const addsCheckedResponse = (inline || (!!written && !written.helpers.checkedResponse)) && (input.usesCheckedResponse || addsElicitAnswerOf);
+  if (addsCheckedResponse) values.add('inputResponse').add('SdkError').add('SdkErrorCode').add('specTypeSchemas');
+  if (addsElicitAnswerOf) values.add('fromJsonSchema').add('ProtocolError').add('ProtocolErrorCode');
   const types = new Set(input.sdkTypes);
   const addTypes = (names: readonly string[]): void => names.forEach(name => types.add(name));
   if (inline) addTypes(SUPPORT_TYPE.codec);
   if (addsElicitResultOf) addTypes(SUPPORT_TYPE.elicitResultOf);
   if (addsElicitAnswerOf) addTypes(SUPPORT_TYPE.elicitAnswerOf);
+  if (addsCheckedResponse) addTypes(SUPPORT_TYPE.checkedResponse);
   if (input.usesCapabilitiesOf) {
     values.add('CLIENT_CAPABILITIES_META_KEY');
     addTypes(SUPPORT_TYPE.capabilitiesOf);
@@ -129,7 +138,7 @@ export function moduleSupportEdits(given: ModuleSupportInput): Edit[] {
   const block = inline ? codecBlock(input, 'file', keeps) : importsModule ? sharedImportBlock(input) : [];
   // The module's import joins the imports; the rest goes after the file's header comments.
   const moduleImport = importsModule ? block.shift()! : undefined;
-  if (written) edits.push(...writtenCodecEdits(input, written, { elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf, keeps }));
+  if (written) edits.push(...writtenCodecEdits(input, written, { checkedResponse: addsCheckedResponse, elicitAnswerOf: addsElicitAnswerOf, elicitResultOf: addsElicitResultOf, keeps }));
   if (input.usesCapabilitiesOf) block.push(...capabilitiesBlock(input));
   // A file that only holds a split helper needs no block, only the SDK names its parts use.
   const blockAt = afterHeader(ts, sourceFile, insertAt);
@@ -155,7 +164,7 @@ export function importedSharedNames(ts: TS, sourceFile: ts.SourceFile, specifier
 }
 
 /** What a handler file imports from the shared module. */
-const SHARED_ROLES = ['codec', 'callDigest', 'assertState', 'elicitAnswerOf', 'elicitResultOf', 'keepHook', 'migratedState'] as const;
+const SHARED_ROLES = ['codec', 'callDigest', 'assertState', 'checkedResponse', 'elicitAnswerOf', 'elicitResultOf', 'keepHook', 'migratedState'] as const;
 
 function sharedImportOf(ts: TS, sourceFile: ts.SourceFile, specifier: string): ts.ImportDeclaration | undefined {
   return sourceFile.statements.find((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) &&
@@ -166,6 +175,7 @@ function sharedImportOf(ts: TS, sourceFile: ts.SourceFile, specifier: string): t
 function sharedSpecifiers(input: ModuleSupportInput): Map<string, string> {
   const { names } = input;
   const used: Array<(typeof SHARED_ROLES)[number]> = ['codec', 'callDigest', 'assertState'];
+  if (input.usesCheckedResponse) used.push('checkedResponse');
   if (input.usesElicitAnswerOf) used.push('elicitAnswerOf');
   if (input.usesElicitResultOf) used.push('elicitResultOf');
   // Beside requestState a server keeps of its own: its wiring (where it is built here) and the handlers' reads.
@@ -224,7 +234,7 @@ export function writtenNames(written: WrittenCodec): Partial<ModuleNames & Codec
  * the helpers it was written without go after its last one. The rest of it (a store of used states
  * swapped in by the user, say) is left as it is.
  */
-function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, adds: { elicitAnswerOf: boolean; elicitResultOf: boolean; keeps: boolean }): Edit[] {
+function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, adds: { checkedResponse: boolean; elicitAnswerOf: boolean; elicitResultOf: boolean; keeps: boolean }): Edit[] {
   const { sourceFile, newline: nl, names, unit } = input;
   if (!('file' in written.declaredIn)) return [];
   const edits: Edit[] = [];
@@ -239,6 +249,7 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
     edits.push({ start: at, end: at, text: input.stateTypes.map(t => nl + nl + t).join('') });
   }
   const helpers = [
+    ...(adds.checkedResponse ? checkedResponseLines(names, unit, '') : []),
     ...(adds.elicitAnswerOf ? elicitAnswerOfLines(names, unit, '') : []),
     ...(adds.elicitResultOf ? elicitResultOfLines(names, unit, '') : []),
     ...(adds.keeps ? keepHookLines(names, unit) : []),
@@ -253,19 +264,21 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
  * As `package`, the runtime entry of mrtr-migrate (src/runtime/index.ts, `--runtime package`): every
  * helper, and the record of used states set through a function rather than edited in place.
  */
-export function sharedModuleText(options: { ts: TS; uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>; keeps: boolean; newline: string; unit: string; quote: '"' | "'"; flavour?: 'module' | 'package' }): string {
+export function sharedModuleText(options: { ts: TS; uses: ReadonlySet<SupportHelper>; keeps: boolean; newline: string; unit: string; quote: '"' | "'"; flavour?: 'module' | 'package' }): string {
   const values = ['ProtocolError', 'ProtocolErrorCode'];
   const types = ['ServerContext'];
   const usesElicitAnswerOf = options.uses.has('elicitAnswerOf');
   const usesElicitResultOf = options.uses.has('elicitResultOf');
-  if (usesElicitAnswerOf) values.push('fromJsonSchema', 'inputResponse');
-  if (usesElicitAnswerOf || usesElicitResultOf) types.push('InputResponseView');
-  if (usesElicitAnswerOf) types.push('InputRequest');
+  const usesCheckedResponse = options.uses.has('checkedResponse') || usesElicitAnswerOf;
+  if (usesCheckedResponse) values.push('SdkError', 'SdkErrorCode', 'inputResponse', 'specTypeSchemas');
+  if (usesElicitAnswerOf) values.push('fromJsonSchema');
+  if (usesCheckedResponse || usesElicitResultOf) types.push('InputResponseView');
+  if (usesCheckedResponse) types.push('InputRequest');
   if (usesElicitResultOf) types.push('ElicitResult');
   const q = options.quote;
   const lines = [
     `import { ${[...values.sort(), ...[...new Set(types)].sort().map(t => `type ${t}`)].join(', ')} } from ${q}@modelcontextprotocol/server${q};`,
-    ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, options.flavour ?? 'module', options.keeps),
+    ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesCheckedResponse, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, options.flavour ?? 'module', options.keeps),
   ];
   return requote(options.ts, lines.join(options.newline), options.quote) + options.newline;
 }
@@ -274,32 +287,35 @@ export { RUNTIME_SPECIFIER };
 
 /** The text of the runtime entry `--runtime package` imports (src/runtime/index.ts). */
 export function runtimeText(ts: TS): string {
-  return sharedModuleText({ ts, uses: new Set(['elicitAnswerOf', 'elicitResultOf']), keeps: true, newline: '\n', unit: '  ', quote: "'", flavour: 'package' });
+  return sharedModuleText({ ts, uses: new Set(['checkedResponse', 'elicitAnswerOf', 'elicitResultOf']), keeps: true, newline: '\n', unit: '  ', quote: "'", flavour: 'package' });
 }
 
 /**
  * The shared module an earlier run wrote, with the helpers this run's handlers need and it was written
  * without (exported after its last one, their SDK names imported); undefined when it has them all.
  */
-export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: ReadonlySet<'elicitAnswerOf' | 'elicitResultOf'>, keeps = false): string | undefined {
+export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: ReadonlySet<SupportHelper>, keeps = false): string | undefined {
   const helpers = writtenHelpers(ts, sourceFile);
   const text = sourceFile.text;
   const unit = indentUnit(text);
   const answerOf = uses.has('elicitAnswerOf') && !helpers.elicitAnswerOf;
+  const checked = (uses.has('checkedResponse') || answerOf) && !helpers.checkedResponse;
   const resultOf = uses.has('elicitResultOf') && !helpers.elicitResultOf;
   const keepHook = keeps && !helpers.keepHook;
   const last = Object.values(helpers).reduce<ts.FunctionDeclaration | undefined>((a, b) => (!a || b.end > a.end ? b : a), undefined);
-  if ((!answerOf && !resultOf && !keepHook) || !last) return undefined;
+  if ((!checked && !answerOf && !resultOf && !keepHook) || !last) return undefined;
   const newline = newlineOf(text);
   const lines = [
+    ...(checked ? checkedResponseLines(SHARED_NAMES, unit, 'export ') : []),
     ...(answerOf ? elicitAnswerOfLines(SHARED_NAMES, unit, 'export ') : []),
     ...(resultOf ? elicitResultOfLines(SHARED_NAMES, unit, 'export ') : []),
     ...(keepHook ? keepHookLines(SHARED_NAMES, unit, 'export ') : []),
   ];
   const values = new Set<string>(answerOf || keepHook ? ['ProtocolError', 'ProtocolErrorCode'] : []);
-  if (answerOf) values.add('fromJsonSchema').add('inputResponse');
-  const types = new Set<string>([...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : []), ...(keepHook ? ['ServerContext'] : [])]);
-  const input = { ts, sourceFile, text, newline, unit, names: SHARED_NAMES, withCodec: true, usesCapabilitiesOf: false, stateTypes: [], stateTypeNames: [], usesElicitResultOf: resultOf, usesElicitAnswerOf: answerOf, sdkValues: values, sdkTypes: types, constructions: [] };
+  if (answerOf) values.add('fromJsonSchema');
+  if (checked) values.add('inputResponse').add('SdkError').add('SdkErrorCode').add('specTypeSchemas');
+  const types = new Set<string>([...(checked ? SUPPORT_TYPE.checkedResponse : []), ...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : []), ...(keepHook ? ['ServerContext'] : [])]);
+  const input = { ts, sourceFile, text, newline, unit, names: SHARED_NAMES, withCodec: true, usesCapabilitiesOf: false, stateTypes: [], stateTypeNames: [], usesElicitResultOf: resultOf, usesElicitAnswerOf: answerOf, usesCheckedResponse: checked, sdkValues: values, sdkTypes: types, constructions: [] };
   const edits = [{ start: last.getEnd(), end: last.getEnd(), text: newline + requote(ts, lines.join(newline), quoteStyle(ts, sourceFile)) }, ...importEdits(input, values, types, supportOffset(ts, sourceFile))];
   const added = applyEdits(text, edits);
   return isJavaScriptFile(sourceFile.fileName) ? eraseTypes(ts, sourceFile.fileName, added, SUPPORT_TYPES) : added;
@@ -326,7 +342,7 @@ function capabilitiesBlock(input: ModuleSupportInput): string[] {
   ];
 }
 
-type CodecInput = Pick<ModuleSupportInput, 'names' | 'unit' | 'newline' | 'usesElicitAnswerOf' | 'usesElicitResultOf' | 'stateTypes' | 'stateTypeNames'>;
+type CodecInput = Pick<ModuleSupportInput, 'names' | 'unit' | 'newline' | 'usesCheckedResponse' | 'usesElicitAnswerOf' | 'usesElicitResultOf' | 'stateTypes' | 'stateTypeNames'>;
 
 /** The opening comment of the codec: where it is, and what it asks of the servers that use it. */
 const CODEC_INTRO = {
@@ -428,6 +444,7 @@ function codecBlock(input: CodecInput, flavour: 'file' | 'module' | 'package', k
     `${unit}}`,
     '}',
   ];
+  if (input.usesCheckedResponse || input.usesElicitAnswerOf) block.push(...checkedResponseLines(names, unit, exp));
   if (input.usesElicitAnswerOf) block.push(...elicitAnswerOfLines(names, unit, exp));
   if (input.usesElicitResultOf) block.push(...elicitResultOfLines(names, unit, exp));
   if (keeps) block.push(...keepHookLines(names, unit, exp));
@@ -577,17 +594,52 @@ function keepHookLines(names: CodecNames & Pick<ModuleNames, 'codec'>, unit: str
   ];
 }
 
-/** The elicitation answer check: accepted content validated against the schema the question asked with. */
-function elicitAnswerOfLines(names: Pick<ModuleNames, 'elicitAnswerOf'>, unit: string, exp: string): string[] {
+/**
+ * The answer check every read goes through: the answer a valid result of the question's method, as the
+ * SDK checked the result of the request the question was (the same error and message when it is not).
+ */
+function checkedResponseLines(names: Pick<ModuleNames, 'checkedResponse'>, unit: string, exp: string): string[] {
   const u2 = unit + unit;
   return [
     '',
     '/**',
-    ' * This round\'s answer to an elicitation, as inputResponse() reads it. Accepted content is checked against the',
-    ' * schema the question asked with, as elicitInput() checked it: content that does not match fails the call.',
+    ' * This round\'s answer to a question, as inputResponse() reads it, once it is a valid result of the question\'s',
+    ' * method, as the SDK checked the result of the request the question was: an answer that is not fails the call',
+    ' * with the error that request failed with. A question without an answer is asked again.',
+    ' */',
+    `${exp}function ${names.checkedResponse}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
+    `${unit}const answer = responses?.[key];`,
+    `${unit}if (answer === undefined) return { kind: 'missing' };`,
+    `${unit}// Typed as far as used here: the SDK's type of all its schemas costs the type checker a second.`,
+    `${unit}const schemas = specTypeSchemas as unknown as {`,
+    `${u2}[name in 'ElicitResult' | 'ListRootsResult' | 'CreateMessageResult' | 'CreateMessageResultWithTools']: { '~standard': { validate(value: unknown): { issues?: readonly unknown[] } } };`,
+    `${unit}};`,
+    `${unit}const result = question.method === 'elicitation/create' ? schemas.ElicitResult`,
+    `${u2}: question.method === 'roots/list' ? schemas.ListRootsResult`,
+    `${u2}: schemas.CreateMessageResultWithTools;`,
+    `${unit}let issues = result['~standard'].validate(answer).issues;`,
+    `${unit}if (issues !== undefined) throw new SdkError(SdkErrorCode.InvalidResult, \`Invalid result for \${question.method}: \${JSON.stringify(issues, null, 2)}\`);`,
+    `${unit}// createMessage() took tool use and tool results only for a question that offered tools.`,
+    `${unit}if (question.method === 'sampling/createMessage' && question.params.tools === undefined && question.params.toolChoice === undefined) {`,
+    `${u2}issues = schemas.CreateMessageResult['~standard'].validate(answer).issues;`,
+    `${u2}if (issues !== undefined) throw new SdkError(SdkErrorCode.InvalidResult, \`Invalid sampling/createMessage result: \${JSON.stringify(issues, null, 2)}\`);`,
+    `${unit}}`,
+    `${unit}return inputResponse(responses, key);`,
+    '}',
+  ];
+}
+
+/** The elicitation answer check: accepted content validated against the schema the question asked with. */
+function elicitAnswerOfLines(names: Pick<ModuleNames, 'elicitAnswerOf' | 'checkedResponse'>, unit: string, exp: string): string[] {
+  const u2 = unit + unit;
+  return [
+    '',
+    '/**',
+    ` * This round's answer to an elicitation, as ${names.checkedResponse}() reads it. Accepted content is checked against`,
+    ' * the schema the question asked with, as elicitInput() checked it: content that does not match fails the call.',
     ' */',
     `${exp}function ${names.elicitAnswerOf}(responses: Record<string, unknown> | undefined, key: string, question: InputRequest): InputResponseView {`,
-    `${unit}const answer = inputResponse(responses, key);`,
+    `${unit}const answer = ${names.checkedResponse}(responses, key, question);`,
     `${unit}if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content === undefined) return answer;`,
     `${unit}if (question.method !== 'elicitation/create' || !('requestedSchema' in question.params)) return answer;`,
     `${unit}let outcome;`,

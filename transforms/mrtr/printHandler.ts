@@ -83,6 +83,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const sdkTypes = new Set<string>();
   let usesElicitResultOf = false;
   let usesElicitAnswerOf = false;
+  let usesCheckedResponse = false;
 
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
@@ -436,16 +437,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const responses = f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(ctxName), 'mcpReq'), 'inputResponses');
     const requests = f.createPropertyAccessExpression(gen.id(d), 'requests');
     const key = listKey(s);
-    const validated = q.question.kind === 'elicitation' && VALIDATING_APIS.has(q.question.raw.api);
-    let read: ts.Expression;
-    if (validated) {
-      usesElicitAnswerOf = true;
-      read = gen.call(env.module.elicitAnswerOf, [responses, key, gen.id(p.request)]);
-    } else {
-      sdkValues.add('inputResponse');
-      read = gen.call('inputResponse', [responses, key]);
-    }
-    const reader = gen.arrow([validated ? p.request : `_${p.request}`, p.index], read);
+    const read = readAnswer(q.question, [responses, key, gen.id(p.request)]);
+    const reader = gen.arrow([p.request, p.index], read);
     const kind = (e: ts.Expression): ts.Expression => f.createPropertyAccessExpression(e, 'kind');
     const missing = gen.call(f.createPropertyAccessExpression(gen.id(n.response[0]!), 'some'), [
       gen.arrow([p.response], f.createStrictInequality(kind(gen.id(p.response)), gen.str(VIEW_KIND[q.question.kind]))),
@@ -467,6 +460,21 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const each = f.createConditionalExpression(f.createStrictEquality(f.createPropertyAccessExpression(gen.id(p.response), 'kind'), gen.str(VIEW_KIND[q.kind])),
       undefined, f.createArrayLiteralExpression([item]), undefined, f.createArrayLiteralExpression([]));
     return gen.call(f.createPropertyAccessExpression(gen.id(names.get(s)!.response[0]!), 'flatMap'), [gen.arrow([p.response], each)]);
+  };
+
+  /**
+   * `elicitAnswerOf(responses, key, question)` where elicitInput() asked (it checked accepted content
+   * against the question's schema; a raw elicitation/create request did not), else
+   * `checkedInputResponse(responses, key, question)`: either way the answer is a valid result of the
+   * question's method, as the SDK checked the result of every request.
+   */
+  const readAnswer = (q: QuestionPlan, args: ts.Expression[]): ts.Expression => {
+    if (q.kind === 'elicitation' && VALIDATING_APIS.has(q.raw.api)) {
+      usesElicitAnswerOf = true;
+      return gen.call(env.module.elicitAnswerOf, args);
+    }
+    usesCheckedResponse = true;
+    return gen.call(env.module.checkedResponse, args);
   };
 
   /** What the answer read from this round's inputResponses stands for where the await was. */
@@ -507,20 +515,11 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     const askedWith = (q: Susp['questions'][number], i: number): ts.Expression => s.requestRebuilt ? gen.id(n.request[i]!) : s.combinator
       ? f.createPropertyAccessExpression(f.createPropertyAccessExpression(gen.id(d), 'requests'), q.key)
       : f.createPropertyAccessExpression(gen.id(d), 'request');
-    // elicitInput() validated accepted content against its schema (a raw elicitation/create request did
-    // not): the answer is validated as it is read, where the await was.
-    const validated = (q: Susp['questions'][number]): boolean => q.question.kind === 'elicitation' && VALIDATING_APIS.has(q.question.raw.api);
     // Built again as the first round built them rather than carried in the state (Suspension.requestRebuilt):
-    // up front when the answer is validated against it, else only where the question is asked again.
-    const rebuilt = s.requestRebuilt ? s.questions.flatMap((q, i) => (validated(q) ? [gen.declare('const', n.request[i]!, requestOf(q.question))] : [])) : [];
-    const statements: ts.Statement[] = [...taken, ...rebuilt, ...s.questions.map((q, i) => {
-      if (!validated(q)) {
-        sdkValues.add('inputResponse');
-        return gen.declare('const', n.response[i]!, gen.call('inputResponse', [responses, gen.str(q.key)]));
-      }
-      usesElicitAnswerOf = true;
-      return gen.declare('const', n.response[i]!, gen.call(env.module.elicitAnswerOf, [responses, gen.str(q.key), askedWith(q, i)]));
-    })];
+    // up front, as each answer is checked against its question where the await was.
+    const rebuilt = s.requestRebuilt ? s.questions.map((q, i) => gen.declare('const', n.request[i]!, requestOf(q.question))) : [];
+    const statements: ts.Statement[] = [...taken, ...rebuilt,
+      ...s.questions.map((q, i) => gen.declare('const', n.response[i]!, readAnswer(q.question, [responses, gen.str(q.key), askedWith(q, i)])))];
     const missing = s.questions.map((q, i) => f.createStrictInequality(f.createPropertyAccessExpression(gen.id(n.response[i]!), 'kind'), gen.str(VIEW_KIND[q.question.kind])))
       .reduce((a, b) => f.createLogicalOr(a, b));
     const again = s.requestRebuilt
@@ -528,8 +527,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
       : s.combinator
         ? f.createPropertyAccessExpression(gen.id(d), 'requests')
         : gen.object([[s.questions[0]!.key, f.createPropertyAccessExpression(gen.id(d), 'request')]]);
-    const rebuiltToAskAgain = s.requestRebuilt ? s.questions.flatMap((q, i) => (validated(q) ? [] : [gen.declare('const', n.request[i]!, requestOf(q.question))])) : [];
-    const askAgain = [...rebuiltToAskAgain, ...endRound(again, gen.id(d))];
+    const askAgain = endRound(again, gen.id(d));
     gen.comment(askAgain[0]!, 'The retry came without this round\'s answer: ask again.');
     statements.push(f.createIfStatement(missing, f.createBlock(askAgain, true)));
     return [{ kind: 'chunk', chunk: gen.print(statements) }];
@@ -1238,6 +1236,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     sdkTypes,
     usesElicitResultOf,
     usesElicitAnswerOf,
+    usesCheckedResponse,
   };
 
   function stateType(): string {

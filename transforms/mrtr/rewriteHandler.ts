@@ -29,6 +29,8 @@ export interface ModuleNames {
   elicitResultOf: string;
   /** `(responses, key, question) => InputResponseView`: the answer, its accepted content validated (see moduleSupport). */
   elicitAnswerOf: string;
+  /** `(responses, key, question) => InputResponseView`: the answer, a valid result of the question's method (see moduleSupport). */
+  checkedResponse: string;
   /** `(ctx, server) => ClientCapabilities | undefined`: the request's capabilities (see moduleSupport). */
   capabilitiesOf: string;
   /**
@@ -76,6 +78,7 @@ export interface HandlerRewrite {
   sdkTypes: Set<string>;
   usesElicitResultOf: boolean;
   usesElicitAnswerOf: boolean;
+  usesCheckedResponse: boolean;
 }
 
 /**

@@ -78,7 +78,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
     `const ${stateVar} = ${env.module.readState ? `${env.module.readState}<${env.stateTypeName}>(${ctxName})` : `${ctxName}.mcpReq.requestState<${env.stateTypeName}>()`};`,
     `${env.module.assertState}(${stateVar}, ${callVar});`,
     `if (${stateVar} !== undefined) {`,
-    `${u}const ${answerVar} = inputResponse(${ctxName}.mcpReq.inputResponses, ${stateVar}.step);`,
+    `${u}const ${answerVar} = ${env.module.checkedResponse}(${ctxName}.mcpReq.inputResponses, ${stateVar}.step, ${stateVar}.request);`,
     `${u}if (${answerVar}.kind !== 'elicit') {`,
     `${u}${u}// The retry came without this round's answer: ask again.`,
     `${u}${u}return inputRequired({ inputRequests: { [${stateVar}.step]: ${stateVar}.request }, requestState: await ${env.module.codec}.mint(${stateVar}, ${ctxName}) });`,
@@ -96,10 +96,11 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
     edits: [...paramEdits, ...widenReturnType(env, fn, sdkTypes), { start: bodyStart, end: bodyStart, text: nl + bodyIndent + header }, ...throwEdits],
     stateTypeDeclaration: `type ${env.stateTypeName} =${nl}${members.join(nl)};`,
     questions: steps.map(step => ({ step, carried: [] })),
-    sdkValues: new Set(['inputRequired', 'inputResponse']),
+    sdkValues: new Set(['inputRequired']),
     sdkTypes,
     usesElicitResultOf: false,
     usesElicitAnswerOf: false,
+    usesCheckedResponse: true,
   };
 }
 
