@@ -44,7 +44,7 @@ export interface KeptStateHook {
 const HELPER_SHAPES: Record<WrittenHelper, { params: string[]; body: string }> = {
   callDigest: { params: ['name', 'args'], body: 'crypto.subtle.digest(' },
   assertState: { params: ['state', 'call'], body: '.call !== call' },
-  checkedResponse: { params: ['responses', 'key', 'question'], body: 'specTypeSchemas.' },
+  checkedResponse: { params: ['responses', 'key', 'question'], body: 'specTypeSchemas as' },
   // Earlier runs wrote it over inputResponse(), later ones over checkedInputResponse(): both check the content.
   elicitAnswerOf: { params: ['responses', 'key', 'question'], body: "'requestedSchema' in question.params" },
   elicitResultOf: { params: ['answer'], body: 'answer.action' },

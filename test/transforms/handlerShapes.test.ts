@@ -720,8 +720,8 @@ describe('a file that declares a name the rewrite imports from the SDK', () => {
     const result = tool(["import type { ElicitResult as Answer } from '@modelcontextprotocol/server';", 'export type Reply = Answer;']);
     expect(result.sites.map(s => s.status)).toEqual(['migrated']);
     expect(result.typeErrors).toEqual([]);
-    // specTypeSchemas.ElicitResult, which checks answers, is a property, not the type.
-    expect(result.text).not.toMatch(/(?<!specTypeSchemas\.)\bElicitResult\b(?! as Answer)/);
+    // The schema that checks answers, `schemas.ElicitResult`, is a property, not the type.
+    expect(result.text).not.toMatch(/(?<!schemas\.|')\bElicitResult\b(?! as Answer)/);
   });
 
   it('is refused where its own name stands beside the SDK\'s own import of it', () => {
