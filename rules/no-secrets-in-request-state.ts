@@ -18,9 +18,9 @@ export default createRule<[], MessageIds>({
     },
     messages: {
       secretInState:
-        '`{{name}}` looks like a secret and goes into requestState, which the client holds and can read: the codec signs the state but does not encrypt it. Keep the secret on the server (look it up again on the retry) or encrypt it before minting.',
+        '`{{name}}` looks like a secret and goes into requestState, which the client holds: readable where the codec only signs it (createRequestStateCodec), and even sealed it leaves the server with every round. Keep the secret on the server (look it up again on the retry).',
       authInfoInState:
-        '`{{name}}` carries the caller\'s bearer token and goes into requestState, which the client holds and can read: the codec signs the state but does not encrypt it. Carry a principal id (or nothing: bind the codec to the principal) instead.',
+        '`{{name}}` carries the caller\'s bearer token and goes into requestState, which the client holds: readable where the codec only signs it (createRequestStateCodec), and even sealed it leaves the server with every round. Carry a principal id (or nothing: bind the codec to the principal) instead.',
     },
     schema: [],
   },

@@ -637,6 +637,10 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (f.effects.length > 0) notes.push(`side effects before the question run in the asking round; if the client never retries, the code after it never runs (${f.effects.join('; ')})`);
   // Dropping options changes what the question can do (time out, be aborted): never silently.
   notes.push(...f.options.notes);
+  // Sealed, a secret cannot be read by the client; it still leaves the server with every round.
+  for (const secret of locals.filter(l => l.how === 'carry' && l.secret)) {
+    notes.push(`\`${secret.name}\` holds a secret (${secret.secret}) and travels in requestState: sealed, so the client cannot read it, but it leaves the server with every round and opens for whoever holds the key; fetch it again after the question, or keep it on the server under an id the state carries`);
+  }
   return { kind: 'migrate', review: notes.length > 0, notes };
 }
 
@@ -706,7 +710,7 @@ function listFormOk(ts: TS, statement: ts.Statement | undefined, form: AnswerFor
   return form === 'declare' && ts.isVariableStatement(statement) && ts.isIdentifier(statement.declarationList.declarations[0]!.name);
 }
 
-/** A local read after the question that must not travel in requestState: not JSON, or a secret. */
+/** A local read after the question that cannot travel in requestState: not JSON, or an object that lives in the server. */
 function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
   const bad = locals.find(l => l.how === 'carry' && l.json === 'no');
   if (bad?.liveObject) {
@@ -724,10 +728,6 @@ function untravellableLocal(locals: readonly LiveLocal[]): Verdict | undefined {
   }
   if (bad) {
     return refuse('non-json-local', `\`${bad.name}\`${bad.type ? ` (${bad.type})` : ''} is read after the question but cannot travel in requestState: ${bad.why}.`);
-  }
-  const secret = locals.find(l => l.how === 'carry' && l.secret);
-  if (secret) {
-    return refuse('secret-in-state', `\`${secret.name}\` holds a secret (${secret.secret}) and is read after the question: carried in requestState, it would go to the client with every round (sealed, but out of the server's hands). Fetch it again after the question, or keep it on the server under an id the state carries.`);
   }
   return undefined;
 }

@@ -170,7 +170,8 @@ export function liveLocals(input: LiveLocalsInput): LiveLocalsResult {
     // `const store = app` / `const self = this`: another name for an object the server keeps, which
     // is the same object on resume. It is read again, not copied.
     if (mode === 'carry' && isServerObjectAlias(ts, fn, decl, references)) mode = 'rebuild';
-    // A secret must not be minted into the readable state: read again on resume when that is side-effect free.
+    // A secret is better not minted into the state (it leaves the server with every round): read again on
+    // resume when that is side-effect free, else carried and named in a review note.
     const secret = mode === 'carry' ? secretValueOf(ts, decl) : undefined;
     if (secret?.rereadable && (decl.kind === 'const' || decl.kind === 'let') && !(references.get(decl)?.writes ?? 0)) mode = 'rebuild';
     else if (secret) secrets.set(decl, secret.origin);

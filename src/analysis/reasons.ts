@@ -20,7 +20,6 @@ const RANK: Record<RefusalReason, number> = {
   'no-live-request': 8,
   'non-json-local': 9,
   'shared-state-mutated': 10,
-  'secret-in-state': 11,
   'server-not-found': 12,
   'loop': 13,
   'parallel': 14,

@@ -186,7 +186,6 @@ export type RefusalReason =
   | 'server-not-found'
   | 'blocked-by-sibling'
   | 'unsupported-construct'
-  | 'secret-in-state'
   /** A push-shaped call on a receiver whose type is `any`: the checker cannot tell it is the SDK's. */
   | 'untyped-receiver'
   /** Inside a request handler of an MCP client: a question an upstream server asked, relayed to this server's client. */

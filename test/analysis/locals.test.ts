@@ -163,7 +163,7 @@ describe('secrets read before the question and used after it', () => {
     }
   });
 
-  it('are refused when reading them again is a call (a vault, getSecret()) or only their name tells', () => {
+  it('are carried, sealed, and named in a review note when reading them again is a call (a vault, getSecret()) or only their name tells', () => {
     const cases: Array<[string[], string]> = [
       [["declare const vault: { read(path: string): Promise<string> };"], "await vault.read('payments/key')"],
       [['declare function getSecret(name: string): Promise<string>;'], "await getSecret('payments')"],
@@ -171,13 +171,14 @@ describe('secrets read before the question and used after it', () => {
     ];
     for (const [prelude, init] of cases) {
       const { typed, untyped } = analyzeBoth(tool([`const secret = ${init};`, `const a = ${ASK};`, uses], prelude));
-      for (const analysis of [typed, untyped]) {
-        expect(analysis.sites[0]!.verdict, init).toMatchObject({ kind: 'refuse', reason: 'secret-in-state' });
-        expect((analysis.sites[0]!.verdict as { hint: string }).hint, init).toMatch(/^`secret` holds a secret \(.+\) and is read after the question/);
-      }
+      expect(typed.sites[0]!.verdict, init).toMatchObject({ kind: 'migrate', review: true });
+      expect((typed.sites[0]!.verdict as { notes: string[] }).notes, init).toContainEqual(expect.stringMatching(/^`secret` holds a secret \(.+\) and travels in requestState: sealed, so the client cannot read it, but it leaves the server with every round/));
+      expect(live(typed), init).toEqual(['secret:carry:yes']);
+      // Without types nothing shows the secret is JSON: that, not the secret, stops the rewrite.
+      expect(untyped.sites[0]!.verdict, init).toMatchObject({ kind: 'refuse', reason: 'unknown-local-type' });
     }
     const byName = analyzeBoth(tool(['const row = await db.load(id);', 'const sessionToken = row.name;', `const a = ${ASK};`, "return { content: [{ type: 'text', text: sessionToken + a.action }] };"]));
-    expect(byName.typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'secret-in-state', hint: expect.stringContaining('its name, `sessionToken`') });
+    expect(byName.typed.sites[0]!.verdict).toMatchObject({ kind: 'migrate', review: true, notes: expect.arrayContaining([expect.stringContaining('(its name, `sessionToken`) and travels in requestState')]) });
   });
 
   it('facts about secrets and values computed from them by other calls are carried', () => {

@@ -54,7 +54,11 @@ describe('analysis fixtures linted by the real ESLint', () => {
   }
 });
 
-/** The docs say generated code passes the MRTR hygiene rules; the codemod's expected outputs show it. */
+/**
+ * The docs say generated code passes the MRTR hygiene rules; the codemod's expected outputs show it. But
+ * for one finding: a secret the rewrite could not read again travels in the sealed state, and both the
+ * site's review note and no-secrets-in-request-state name it (fixtures/v2-secret-in-state).
+ */
 const MRTR_HYGIENE_RULES = new Set([
   'mrtr-migrate/require-request-state-integrity',
   'mrtr-migrate/no-unvalidated-input-responses',
@@ -69,6 +73,6 @@ describe.skipIf(outputs.length === 0)('codemod outputs linted with the strict co
     const problems = results.flatMap(result => result.messages
       .filter(m => m.fatal || (m.ruleId && MRTR_HYGIENE_RULES.has(m.ruleId)))
       .map(m => `${relative(ROOT, result.filePath)}:${m.line} ${m.ruleId ?? 'fatal'}: ${m.message}`));
-    expect(problems).toEqual([]);
+    expect(problems).toEqual([expect.stringMatching(/^fixtures\/v2-secret-in-state\/output\.ts:\d+ mrtr-migrate\/no-secrets-in-request-state: `pushToken` looks like a secret/)]);
   });
 });

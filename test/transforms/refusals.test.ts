@@ -29,7 +29,6 @@ const REASONS: Record<RefusalReason, true> = {
   'server-not-found': true,
   'blocked-by-sibling': true,
   'unsupported-construct': true,
-  'secret-in-state': true,
   'untyped-receiver': true,
   relay: true,
   framework: true,
