@@ -68,6 +68,9 @@ function requestStateKeys(): Array<string | Uint8Array> {
   const [name, keys]: [string, string[]] = env['MCP_REQUEST_STATE_KEYS']
     ? ['MCP_REQUEST_STATE_KEYS', env['MCP_REQUEST_STATE_KEYS'].split(',').map(key => key.trim()).filter(key => key !== '')]
     : ['MCP_REQUEST_STATE_KEY', env['MCP_REQUEST_STATE_KEY'] ? [env['MCP_REQUEST_STATE_KEY']] : []];
+  if (keys.length === 0 && name === 'MCP_REQUEST_STATE_KEYS') {
+    throw new Error('MCP_REQUEST_STATE_KEYS holds no key: list them newest first, separated by commas. Make one with: openssl rand -base64 32');
+  }
   if (keys.length === 0) {
     console.error('MCP_REQUEST_STATE_KEY is not set: requestState is sealed with a random key of this process, so a retry that reaches another server instance fails.');
     return [crypto.getRandomValues(new Uint8Array(32))];
@@ -89,9 +92,9 @@ function requestStateKeys(): Array<string | Uint8Array> {
 
 /**
  * A requestState codec that seals each state with AES-256-GCM (Web Crypto): the client can neither read nor
- * change it. Its key is derived from the secret with HKDF-SHA-256; the binding is authenticated with it, so a
- * state opened for another method or caller fails; the expiry travels sealed. Only the exact string minted
- * opens: any other encoding of the same bytes fails.
+ * change it. It mints with the first key and opens with any, each derived from its secret with HKDF-SHA-256;
+ * the binding is authenticated with the state, so a state opened for another method or caller fails; the expiry
+ * travels sealed. Only the exact string minted opens: any other encoding of the same bytes fails.
  */
 function createRequestStateSeal<T>(options: { keys: Array<string | Uint8Array>; ttlSeconds: number; bind: (ctx: ServerContext) => string }): {
   mint(payload: T, ctx: ServerContext): Promise<string>;

@@ -144,6 +144,10 @@ describe('mrtr-migrate/runtime', () => {
     for (const [env, message] of weak) {
       await expect(runtimeWith(env)).rejects.toThrow(`${message}; it seals the requestState of multi round-trip requests. Make one with: openssl rand -base64 32`);
     }
+    // A list with no key in it is a mistake, not a request for the random key of the process.
+    for (const list of [',', ' , ,', ' ']) {
+      await expect(runtimeWith({ MCP_REQUEST_STATE_KEYS: list })).rejects.toThrow('MCP_REQUEST_STATE_KEYS holds no key: list them newest first, separated by commas. Make one with: openssl rand -base64 32');
+    }
     // openssl rand -hex 32 spells 16 distinct characters or fewer; the bytes are what count.
     for (let i = 0; i < 20; i++) await expect(runtimeWith({ MCP_REQUEST_STATE_KEY: randomBytes(32).toString('hex') })).resolves.toBeDefined();
     await expect(runtimeWith({ MCP_REQUEST_STATE_KEY: randomBytes(32).toString('base64') })).resolves.toBeDefined();

@@ -2,19 +2,18 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { InMemoryTransport as V1InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { asked, bare, FIXTURES, load, open, type Outcome, type Session } from './attack.js';
+import { asked, bare, FIXTURES, load, open, rawHttp, type Outcome, type Reply, type Session } from './attack.js';
 
 /**
  * Answers a push call could not take. Before 2026-07-28 the SDK checked the result of every request it
  * sent: a sampling result against CreateMessageResult (role, content types, text a string), an
  * elicitation result against ElicitResult (primitive values only) and the question's schema, a roots
  * result against ListRootsResult (file:// URIs). Each answer here is sent in the place of a valid one,
- * to the original server by a raw 2025 client and to the migrated server on the 2026-07-28 era (over
- * HTTP and stdio): the migrated server fails the call as the original did, with the same error, and
- * runs nothing of what followed the question.
+ * to the original server by a raw 2025 client, and to the migrated server on the 2026-07-28 era by a
+ * raw client over HTTP and the SDK's client over stdio: the migrated server fails the call as the
+ * original did, with the same error, and runs nothing of what followed the question.
  */
 
-type Reply = { result: Outcome } | { error: { code: unknown; message: string } };
 type Call = { fixture: string; method: 'tools/call' | 'prompts/get'; params: Record<string, unknown> };
 
 const CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: {} };
@@ -53,26 +52,44 @@ async function pushed(call: Call, answer: unknown, sdk: 'v1' | 'v2' = 'v2'): Pro
   }
 }
 
-const sessions: Session[] = [];
+const closing: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {
-  await Promise.all(sessions.splice(0).map(s => s.close()));
+  await Promise.all(closing.splice(0).map(c => c.close()));
 });
 
-/** The migrated module (output.ts) on the 2026-07-28 era: the first round asks, the second carries `answer`. */
+/**
+ * The migrated module (output.ts) on the 2026-07-28 era, over HTTP with JSON-RPC written by hand
+ * (rawHttp) or over stdio with the SDK's client: the first round asks, the second carries `answer`.
+ */
 async function migrated(call: Call, answer: unknown, transport: 'http' | 'stdio'): Promise<Reply & { effects: boolean }> {
   const module = await load(call.fixture);
-  const s = await open(module, transport);
-  sessions.push(s);
-  const first = asked(await s.round(call.method, call.params));
+  let round: (params: Record<string, unknown>) => Promise<Reply>;
+  if (transport === 'http') {
+    const raw = rawHttp(module);
+    closing.push(raw);
+    round = async params => {
+      const reply = await raw.call(call.method, params);
+      if ('error' in reply) return reply;
+      // The 2025 client's results carry no resultType; the rest is compared as it came.
+      const { resultType, ...result } = reply.result;
+      return resultType === 'complete' ? { result } : reply;
+    };
+  } else {
+    const s: Session = await open(module, transport);
+    closing.push(s);
+    round = async params => {
+      try {
+        return { result: bare(await s.round(call.method, params)) };
+      } catch (error) {
+        const e = error as { code: unknown; message: string };
+        return { error: { code: e.code, message: e.message } };
+      }
+    };
+  }
+  const first = asked((await round(call.params) as { result: Outcome }).result);
   expect(first.keys).toHaveLength(1);
   const before = JSON.stringify(module.effects);
-  let reply: Reply;
-  try {
-    reply = { result: bare(await s.round(call.method, { ...call.params, requestState: first.state, inputResponses: { [first.keys[0]!]: answer } })) };
-  } catch (error) {
-    const e = error as { code: unknown; message: string };
-    reply = { error: { code: e.code, message: e.message } };
-  }
+  const reply = await round({ ...call.params, requestState: first.state, inputResponses: { [first.keys[0]!]: answer } });
   return { ...reply, effects: JSON.stringify(module.effects) !== before };
 }
 
