@@ -167,8 +167,8 @@ describe('answers the v1 SDK rejected', () => {
 
 describe('an answer that is no object', () => {
   // The push call never saw one: the SDK dropped a response whose result was no object, and the call
-  // waited until it timed out. Under a key of inputResponses the SDK does not hand it to the handler
-  // either: the question is asked again at once, and nothing after it runs.
+  // failed with 'Request timed out'. Under a key of inputResponses the SDK does not hand it to the
+  // handler either: the question is asked again, and nothing after it runs.
   it.each([['a string', 'yes'], ['a number', 1], ['null', null], ['a list', [{ action: 'accept' }]]])('(%s) does not answer the question', async (_what, answer) => {
     const call: Call = { fixture: 'v2-elicit-straight', method: 'tools/call', params: { name: 'purge_records', arguments: { status: 'stale' } } };
     for (const transport of ['http', 'stdio'] as const) {
