@@ -71,7 +71,17 @@ const SUPPORT_TYPE = {
   elicitResultOf: ['InputResponseView', 'ElicitResult'],
   elicitAnswerOf: ['InputResponseView', 'InputRequest'],
   checkedResponse: ['InputResponseView', 'InputRequest'],
+  keepHook: ['ServerContext'],
   capabilitiesOf: ['ClientCapabilities'],
+} as const;
+
+/** SDK values the support code calls, by what calls them. */
+const SUPPORT_VALUE = {
+  codec: ['ProtocolError', 'ProtocolErrorCode'],
+  elicitAnswerOf: ['fromJsonSchema', 'ProtocolError', 'ProtocolErrorCode'],
+  checkedResponse: ['inputResponse', 'SdkError', 'SdkErrorCode', 'specTypeSchemas'],
+  keepHook: ['ProtocolError', 'ProtocolErrorCode'],
+  capabilitiesOf: ['CLIENT_CAPABILITIES_META_KEY'],
 } as const;
 
 /** All of them: a JavaScript file's rewrite takes them out of its code again (eraseTypes). */
@@ -109,14 +119,15 @@ export function moduleSupportEdits(given: ModuleSupportInput): Edit[] {
   const inline = input.withCodec && !input.shared && !written;
 
   const values = new Set(input.sdkValues);
-  if (inline) values.add('ProtocolError').add('ProtocolErrorCode');
+  const addValues = (names: readonly string[]): void => names.forEach(name => values.add(name));
+  if (inline) addValues(SUPPORT_VALUE.codec);
   // Helpers the file does not have yet: all of them, or those an earlier run's codec was written without.
   const addsElicitAnswerOf = (inline || (!!written && !written.helpers.elicitAnswerOf)) && input.usesElicitAnswerOf;
   const addsElicitResultOf = (inline || (!!written && !written.helpers.elicitResultOf)) && input.usesElicitResultOf;
   // elicitAnswerOf reads the answer through checkedInputResponse.
   const addsCheckedResponse = (inline || (!!written && !written.helpers.checkedResponse)) && (input.usesCheckedResponse || addsElicitAnswerOf);
-  if (addsCheckedResponse) values.add('inputResponse').add('SdkError').add('SdkErrorCode').add('specTypeSchemas');
-  if (addsElicitAnswerOf) values.add('fromJsonSchema').add('ProtocolError').add('ProtocolErrorCode');
+  if (addsCheckedResponse) addValues(SUPPORT_VALUE.checkedResponse);
+  if (addsElicitAnswerOf) addValues(SUPPORT_VALUE.elicitAnswerOf);
   const types = new Set(input.sdkTypes);
   const addTypes = (names: readonly string[]): void => names.forEach(name => types.add(name));
   if (inline) addTypes(SUPPORT_TYPE.codec);
@@ -124,14 +135,14 @@ export function moduleSupportEdits(given: ModuleSupportInput): Edit[] {
   if (addsElicitAnswerOf) addTypes(SUPPORT_TYPE.elicitAnswerOf);
   if (addsCheckedResponse) addTypes(SUPPORT_TYPE.checkedResponse);
   if (input.usesCapabilitiesOf) {
-    values.add('CLIENT_CAPABILITIES_META_KEY');
+    addValues(SUPPORT_VALUE.capabilitiesOf);
     addTypes(SUPPORT_TYPE.capabilitiesOf);
   }
   const kept = new Map((input.withCodec ? input.kept ?? [] : []).map(k => [k.construction, k]));
   // Shared by several files, the module has the hook (and the file imports it, sharedSpecifiers).
   const keeps = kept.size > 0 && !input.shared && !written?.helpers.keepHook;
-  if (keeps) values.add('ProtocolError').add('ProtocolErrorCode');
-  if (keeps) types.add('ServerContext');
+  if (keeps) addValues(SUPPORT_VALUE.keepHook);
+  if (keeps) addTypes(SUPPORT_TYPE.keepHook);
   const sharedImport = input.withCodec && input.shared ? sharedImportOf(ts, sourceFile, input.shared.specifier) : undefined;
   if (sharedImport) edits.push(...sharedAdditions(input, sharedImport));
   const importsModule = input.withCodec && !written && !sharedImport && !inline;
@@ -265,19 +276,15 @@ function writtenCodecEdits(input: ModuleSupportInput, written: WrittenCodec, add
  * helper, and the record of used states set through a function rather than edited in place.
  */
 export function sharedModuleText(options: { ts: TS; uses: ReadonlySet<SupportHelper>; keeps: boolean; newline: string; unit: string; quote: '"' | "'"; flavour?: 'module' | 'package' }): string {
-  const values = ['ProtocolError', 'ProtocolErrorCode'];
-  const types = ['ServerContext'];
   const usesElicitAnswerOf = options.uses.has('elicitAnswerOf');
   const usesElicitResultOf = options.uses.has('elicitResultOf');
   const usesCheckedResponse = options.uses.has('checkedResponse') || usesElicitAnswerOf;
-  if (usesCheckedResponse) values.push('SdkError', 'SdkErrorCode', 'inputResponse', 'specTypeSchemas');
-  if (usesElicitAnswerOf) values.push('fromJsonSchema');
-  if (usesCheckedResponse || usesElicitResultOf) types.push('InputResponseView');
-  if (usesCheckedResponse) types.push('InputRequest');
-  if (usesElicitResultOf) types.push('ElicitResult');
+  const helpers = [...(usesCheckedResponse ? ['checkedResponse'] as const : []), ...(usesElicitAnswerOf ? ['elicitAnswerOf'] as const : [])];
+  const values = new Set<string>([...SUPPORT_VALUE.codec, ...helpers.flatMap(h => SUPPORT_VALUE[h])]);
+  const types = new Set<string>([...SUPPORT_TYPE.codec, ...[...helpers, ...(usesElicitResultOf ? ['elicitResultOf'] as const : [])].flatMap(h => SUPPORT_TYPE[h])]);
   const q = options.quote;
   const lines = [
-    `import { ${[...values.sort(), ...[...new Set(types)].sort().map(t => `type ${t}`)].join(', ')} } from ${q}@modelcontextprotocol/server${q};`,
+    `import { ${[...[...values].sort(), ...[...types].sort().map(t => `type ${t}`)].join(', ')} } from ${q}@modelcontextprotocol/server${q};`,
     ...codecBlock({ names: SHARED_NAMES, unit: options.unit, newline: options.newline, usesCheckedResponse, usesElicitAnswerOf, usesElicitResultOf, stateTypes: [], stateTypeNames: [] }, options.flavour ?? 'module', options.keeps),
   ];
   return requote(options.ts, lines.join(options.newline), options.quote) + options.newline;
@@ -311,10 +318,9 @@ export function sharedModuleAdditions(ts: TS, sourceFile: ts.SourceFile, uses: R
     ...(resultOf ? elicitResultOfLines(SHARED_NAMES, unit, 'export ') : []),
     ...(keepHook ? keepHookLines(SHARED_NAMES, unit, 'export ') : []),
   ];
-  const values = new Set<string>(answerOf || keepHook ? ['ProtocolError', 'ProtocolErrorCode'] : []);
-  if (answerOf) values.add('fromJsonSchema');
-  if (checked) values.add('inputResponse').add('SdkError').add('SdkErrorCode').add('specTypeSchemas');
-  const types = new Set<string>([...(checked ? SUPPORT_TYPE.checkedResponse : []), ...(answerOf ? SUPPORT_TYPE.elicitAnswerOf : []), ...(resultOf ? SUPPORT_TYPE.elicitResultOf : []), ...(keepHook ? ['ServerContext'] : [])]);
+  const adding = [...(checked ? ['checkedResponse'] as const : []), ...(answerOf ? ['elicitAnswerOf'] as const : []), ...(keepHook ? ['keepHook'] as const : [])];
+  const values = new Set<string>(adding.flatMap(h => SUPPORT_VALUE[h]));
+  const types = new Set<string>([...adding, ...(resultOf ? ['elicitResultOf'] as const : [])].flatMap(h => SUPPORT_TYPE[h]));
   const input = { ts, sourceFile, text, newline, unit, names: SHARED_NAMES, withCodec: true, usesCapabilitiesOf: false, stateTypes: [], stateTypeNames: [], usesElicitResultOf: resultOf, usesElicitAnswerOf: answerOf, usesCheckedResponse: checked, sdkValues: values, sdkTypes: types, constructions: [] };
   const edits = [{ start: last.getEnd(), end: last.getEnd(), text: newline + requote(ts, lines.join(newline), quoteStyle(ts, sourceFile)) }, ...importEdits(input, values, types, supportOffset(ts, sourceFile))];
   const added = applyEdits(text, edits);
