@@ -49,6 +49,8 @@ const E2E = [
   'test/agreement.test.ts',
   // The handler shapes of real servers, each rewritten and type-checked: about 40 s.
   'test/transforms/handlerShapes.test.ts',
+  // The CLI on a copy of every shape in ../shared/shapes, compared with test/shapes/snapshot.txt: minutes.
+  'test/shapes/shapes.test.ts',
 ];
 
 export default defineConfig({
