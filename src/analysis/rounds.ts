@@ -5,8 +5,8 @@ import { formOf, isParallelCombinator, isPureExpression, listRoundOf, statementO
 import { jsonnessOfType } from './jsonType.js';
 import { lineOf } from './places.js';
 import { flowOf, liveLocals, type FlowFacts, type LiveLocalsResult } from './locals.js';
-import { ELEMENT_ACCESSORS, isPlainRead } from './sharedState.js';
-import { forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
+import { isPlainRead, readRoot } from './sharedState.js';
+import { bindingIdentifiers, forEachValueIdentifier, isAssignedIn, isFunctionLike, isWithinNode, isWriteReference, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
 
@@ -413,25 +413,22 @@ export function isStableReference(ts: TS, e: ts.Expression): boolean {
  */
 function sharedElements(ts: TS, loop: ts.ForOfStatement, fn: ts.FunctionLikeDeclaration, checker: ts.TypeChecker | undefined): { hint: string; outside: boolean } | undefined {
   if (isStableReference(ts, loop.expression)) return undefined;
-  let root: ts.Expression = skipOuter(ts, loop.expression);
-  for (;;) {
-    if (ts.isPropertyAccessExpression(root) || ts.isElementAccessExpression(root)) root = skipOuter(ts, root.expression);
-    else if (ts.isCallExpression(root) && ts.isPropertyAccessExpression(root.expression) && ELEMENT_ACCESSORS.has(root.expression.name.text)) root = skipOuter(ts, root.expression.expression);
-    else break;
-  }
+  const root = readRoot(ts, loop.expression);
   if (!ts.isIdentifier(root)) return undefined;
   const decl = resolveIdentifier(ts, root);
   const outside = !decl || !(decl.scope === fn || isInsideNode(decl.scope, fn)) || decl.kind === 'parameter';
   if (!outside || decl?.kind === 'import' || decl?.kind === 'function' || decl?.kind === 'class') return undefined;
   const init = loop.initializer;
   if (!ts.isVariableDeclarationList(init)) return undefined;
-  const names = new Set(init.declarations.flatMap(d => d.name.kind === ts.SyntaxKind.Identifier ? [(d.name as ts.Identifier).text] : []));
+  // `for (const [team, change] of Object.entries(limits))`: each name the element is taken apart into.
+  const names = new Set(init.declarations.flatMap(d => bindingIdentifiers(ts, d.name)).map(n => n.text));
   let identity: ts.Identifier | undefined;
   forEachValueIdentifier(ts, loop.statement, id => {
     if (!identity && names.has(id.text) && resolveIdentifier(ts, id)?.declaration.parent === init && !isPlainRead(ts, id, checker)) identity = id;
   });
   if (!identity) return undefined;
-  const hint = `the loop walks \`${loop.expression.getText().slice(0, 60)}\`, objects shared with \`${root.text}\` outside the handler; a resumed round walks a JSON copy of them (held in requestState), so what the loop does through \`${identity.text}\` would not reach the originals. Collect what the loop needs (ids, say) into an array of plain values first.`;
+  const whose = decl?.kind === 'parameter' ? `objects of the argument \`${root.text}\`, which each round receives anew` : `objects shared with \`${root.text}\` outside the handler`;
+  const hint = `the loop walks \`${loop.expression.getText().slice(0, 60)}\`, ${whose}; a resumed round walks a JSON copy of them (held in requestState), so what the loop does through \`${identity.text}\` would not reach the originals. Collect what the loop needs (ids, say) into an array of plain values first.`;
   return { hint, outside: decl?.kind !== 'parameter' };
 }
 

@@ -16,12 +16,29 @@ import type { TS } from './types.js';
 
 /** Methods that return one of the receiver's own elements. */
 const ELEMENT_OF = new Set(['find', 'findLast', 'at', 'get', 'pop', 'shift']);
-/** Methods that return a new container of (some of) the receiver's elements, or the receiver itself. */
-const ELEMENTS_OF = new Set(['filter', 'slice', 'values', 'sort', 'reverse', 'concat', 'flat', 'toSorted', 'toReversed', 'splice']);
+/** Methods that return a new container of (some of) the receiver's elements. */
+const ELEMENTS_OF = new Set(['filter', 'slice', 'values', 'concat', 'flat', 'toSorted', 'toReversed', 'splice']);
+/** Methods that return the receiver itself, sorted or reversed in place. */
+const SAME_OBJECT = new Set(['sort', 'reverse']);
 /** Methods that return (some of) the receiver's own elements, not copies. */
-export const ELEMENT_ACCESSORS: ReadonlySet<string> = new Set([...ELEMENT_OF, ...ELEMENTS_OF]);
+const ELEMENT_ACCESSORS: ReadonlySet<string> = new Set([...ELEMENT_OF, ...ELEMENTS_OF, ...SAME_OBJECT]);
 /** Statics that return a new array of their argument's own values. */
 const VALUES_OF = new Set(['Object.values', 'Object.entries', 'Array.from']);
+
+/**
+ * How deep in the state a value sits: `at` 0 is the state itself (`queues`, `this.carts`), 1 what
+ * it holds (`queues.get(q)`), and so on. `fresh`: the value is a new container (`Object.values(s)`,
+ * `s.filter(...)`) whose elements sit at `at`. A change to an object reaches a value only when the
+ * object sits at the value's depth or deeper: deleting a Map entry changes the Map, not the array
+ * the entry held.
+ */
+export interface Level {
+  at: number;
+  fresh: boolean;
+}
+
+/** One read on the way from a root to a value: into an element or property, a new container of elements, or the same object. */
+type Step = 'element' | 'copy' | 'same';
 
 /** Where a value comes from: an outside name, `this`, a call, or anything else; `copied` when only its elements are shared. */
 interface Source {
@@ -29,6 +46,8 @@ interface Source {
   /** `this.carts` when the root is `this`. */
   name: string;
   copied: boolean;
+  /** The reads from the root to the value, root first. */
+  steps: Step[];
 }
 
 /** Walks `carts.get(id)`, `this.carts[id].items`, `Object.values(carts)`, `[...list]` back to what they read. */
@@ -37,25 +56,50 @@ function sourceOf(ts: TS, init: ts.Expression): Source {
   if (ts.isAwaitExpression(e)) e = skipOuter(ts, e.expression);
   let copied = false;
   let above: ts.Expression | undefined;
+  const steps: Step[] = [];
   for (;;) {
     let next: ts.Expression | undefined;
+    let step: Step = 'element';
     if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) next = e.expression;
     else if (ts.isCallExpression(e) && e.arguments.length === 1 && VALUES_OF.has(e.expression.getText())) {
-      copied = true;
+      step = 'copy';
       next = e.arguments[0];
     } else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && ELEMENT_ACCESSORS.has(e.expression.name.text)) {
-      copied ||= ELEMENTS_OF.has(e.expression.name.text);
+      const method = e.expression.name.text;
+      step = ELEMENTS_OF.has(method) ? 'copy' : SAME_OBJECT.has(method) ? 'same' : 'element';
       next = e.expression.expression;
     } else if (ts.isArrayLiteralExpression(e) && e.elements.length === 1 && ts.isSpreadElement(e.elements[0]!)) {
-      copied = true;
+      step = 'copy';
       next = e.elements[0].expression;
     }
     if (!next) break;
+    copied ||= step === 'copy';
+    steps.unshift(step);
     above = e;
     e = skipOuter(ts, next);
   }
   const name = e.kind === ts.SyntaxKind.ThisKeyword && above && ts.isPropertyAccessExpression(above) ? `this.${above.name.text}` : e.getText();
-  return { root: e, name, copied };
+  return { root: e, name, copied, steps };
+}
+
+/** What a value is read from, through element reads, copies and `Object.values(...)`: `notes` for `Object.values(notes).filter(...)`. */
+export function readRoot(ts: TS, value: ts.Expression): ts.Expression {
+  return sourceOf(ts, value).root;
+}
+
+/** The level a value reaches from `start` through `steps`: an element of a new container sits where its elements do. */
+function levelAfter(start: Level, steps: readonly Step[]): Level {
+  let level = start;
+  for (const step of steps) {
+    if (step === 'element') level = { at: level.fresh ? level.at : level.at + 1, fresh: false };
+    else if (step === 'copy') level = { at: level.fresh ? level.at : level.at + 1, fresh: true };
+  }
+  return level;
+}
+
+/** The level of the state's own name: `this.carts` is one read below `this`. */
+function rootLevel(ts: TS, root: ts.Expression): Level {
+  return { at: root.kind === ts.SyntaxKind.ThisKeyword ? -1 : 0, fresh: false };
 }
 
 export interface SharedOrigin {
@@ -67,6 +111,10 @@ export interface SharedOrigin {
   via?: string;
   /** What holds the state outside: the name's declaration, or the class whose `this.<member>` it is. */
   holder?: { declaration: ts.Node } | { cls: ts.ClassLikeDeclaration; member: string };
+  /** How deep in that state the local's shared objects sit (the shallowest, where it may take several values). */
+  level: Level;
+  /** The other origins of a local that may take several values (`teams[t] ?? defaults`). */
+  also?: SharedOrigin[];
 }
 
 export interface SharedInput {
@@ -89,6 +137,7 @@ export function sharedOrigin(input: SharedInput, decl: LocalDecl, isLive: (d: Lo
   if (!ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
   const type = checker?.getTypeAtLocation(decl.nameNode);
   if (checker && type && !holdsObjects(ts, checker, type)) return undefined;
+  let found: SharedOrigin | undefined;
   for (const value of alternatives(ts, declaration.initializer)) {
     const source = sourceOf(ts, value);
     // A new array of the originals' elements: shared only when the elements are objects.
@@ -97,20 +146,25 @@ export function sharedOrigin(input: SharedInput, decl: LocalDecl, isLive: (d: Lo
       if (element && !holdsObjects(ts, checker, element)) continue;
     }
     const e = source.root;
-    const shared = ts.isCallExpression(e) ? returnedShared(input, e) : outsideOrigin(input, value, input.fn) ?? (ts.isIdentifier(e) ? sharedLocal(input, e, isLive, seen) : undefined);
-    if (shared) return shared;
+    const fromCall = ts.isCallExpression(e) ? returnedShared(input, e) : undefined;
+    const shared = fromCall ? { ...fromCall, level: levelAfter(fromCall.level, source.steps) }
+      : outsideOrigin(input, value, input.fn) ?? (ts.isIdentifier(e) ? sharedLocal(input, e, source.steps, isLive, seen) : undefined);
+    if (!shared) continue;
+    // `queues.get(q) ?? fallback`: the first origin names the state, the others are checked too.
+    found = found ? { ...found, also: [...found.also ?? [], shared] } : shared;
   }
-  return undefined;
+  return found;
 }
 
-/** What a name of the handler (the root a local's value is read from) shares. */
-function sharedLocal(input: SharedInput, e: ts.Identifier, isLive: (d: LocalDecl) => boolean, seen: Set<LocalDecl>): SharedOrigin | undefined {
+/** What a name of the handler (the root a local's value is read from, through `steps`) shares. */
+function sharedLocal(input: SharedInput, e: ts.Identifier, steps: readonly Step[], isLive: (d: LocalDecl) => boolean, seen: Set<LocalDecl>): SharedOrigin | undefined {
   const root = resolveIdentifier(input.ts, e);
   if (!root || !(root.scope === input.fn || isWithinNode(root.scope, input.fn))) return undefined;
   // Parameters come back as new objects each round; another live local would be restored as a
   // separate copy: either way the identity the code after the question relies on is gone.
-  if (root.kind === 'parameter' || isLive(root)) return { name: e.text, outside: false };
-  return sharedOrigin(input, root, isLive, seen);
+  if (root.kind === 'parameter' || isLive(root)) return { name: e.text, outside: false, level: levelAfter({ at: 0, fresh: false }, steps) };
+  const shared = sharedOrigin(input, root, isLive, seen);
+  return shared && { ...shared, level: levelAfter(shared.level, steps) };
 }
 
 /** The module or class state `value` is read from: a `this` member, or a name bound outside `fn` that is not code. */
@@ -118,11 +172,12 @@ function outsideOrigin(input: SharedInput, value: ts.Expression, fn: ts.Node): S
   const { ts } = input;
   const source = sourceOf(ts, value);
   const e = source.root;
-  if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, e, source.name) };
+  const level = levelAfter(rootLevel(ts, e), source.steps);
+  if (e.kind === ts.SyntaxKind.ThisKeyword) return { name: source.name, outside: true, holder: thisHolder(ts, e, source.name), level };
   if (!ts.isIdentifier(e)) return undefined;
   const root = resolveIdentifier(ts, e);
   if (!root || root.scope === fn || isWithinNode(root.scope, fn) || isCode(input, root, e)) return undefined;
-  return { name: e.text, outside: true, holder: { declaration: declarationOf(input, root, e) } };
+  return { name: e.text, outside: true, holder: { declaration: declarationOf(input, root, e) }, level };
 }
 
 /** The symbol a name stands for, through an import's alias. */
@@ -183,10 +238,14 @@ function storedOutside(input: SharedInput, fn: ts.FunctionLikeDeclaration, local
   const visit = (node: ts.Node): void => {
     if (found) return;
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text) && node.arguments.some(isLocal)) {
-      found = outsideOrigin(input, node.expression.expression, fn);
+      // `provisioned.push(vm)`: the local is one of what the container holds.
+      const container = outsideOrigin(input, node.expression.expression, fn);
+      found = container && { ...container, level: levelAfter(container.level, ['element']) };
     } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && isLocal(node.right) &&
                (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left))) {
-      found = outsideOrigin(input, node.left.expression, fn);
+      // `this.last = vm`, `byId[k] = vm`: taken as the state itself, so that any change to it counts.
+      const holder = outsideOrigin(input, node.left.expression, fn);
+      found = holder && { ...holder, level: { at: 0, fresh: false } };
     }
     if (!found) node.forEachChild(visit);
   };
@@ -210,19 +269,24 @@ function declarationOf(input: SharedInput, root: LocalDecl, id: ts.Identifier): 
 }
 
 /**
- * Whether the code around the state ever changes it or the objects in it: its class, or its module
- * and `alsoIn` (the handler's module, which may import it). A mutating method on it
- * (`provisioned.push(vm)`), a write through it (`byId[k] = x`), or a write through a local read from
- * it (`const vm = provisioned.find(...); vm.attached = true`). State that nothing changes (a
- * catalogue) reads the same from a copy.
+ * Whether the code around the state ever changes the objects a local of it holds: its class, or its
+ * module and `alsoIn` (the handler's module, which may import it). A change counts when it reaches
+ * an object as deep in the state as the local's (`origin.level`) or deeper: a mutating method
+ * (`jobs.push(x)`, `queues.get(q).sort()`), a write (`vm.attached = true`, `byId[k].n++`,
+ * `Object.assign(vm, patch)`), through the state or a local read from it. A change to what holds
+ * the local's objects (`queues.delete(q)`, `queues.set(q, [])`, `delete byId[k]`, `this.jobs = []`)
+ * leaves them as they were, and state nothing changes (a catalogue) reads the same from a copy.
  */
 export function isChangedState(ts: TS, origin: SharedOrigin, checker: ts.TypeChecker | undefined, alsoIn: ts.SourceFile): boolean {
+  return [origin, ...origin.also ?? []].some(one => one.outside && isChangedOrigin(ts, one, checker, alsoIn));
+}
+
+function isChangedOrigin(ts: TS, origin: SharedOrigin, checker: ts.TypeChecker | undefined, alsoIn: ts.SourceFile): boolean {
   const holder = origin.holder;
   if (!holder) return true;
   const scopes: ts.Node[] = 'cls' in holder ? [holder.cls] : [...new Set([holder.declaration.getSourceFile(), alsoIn])];
-  const isRoot = (e: ts.Expression): boolean => {
-    if ('cls' in holder) return ts.isPropertyAccessExpression(e) && e.expression.kind === ts.SyntaxKind.ThisKeyword && e.name.text === holder.member;
-    if (!ts.isIdentifier(e)) return false;
+  const isRootName = (e: ts.Expression): boolean => {
+    if ('cls' in holder || !ts.isIdentifier(e)) return false;
     const decl = resolveIdentifier(ts, e);
     if (decl?.nameNode === holder.declaration) return true;
     if (decl && decl.kind !== 'import') return false;
@@ -232,30 +296,51 @@ export function isChangedState(ts: TS, origin: SharedOrigin, checker: ts.TypeChe
     const declaration = target.valueDeclaration;
     return !!declaration && ts.isVariableDeclaration(declaration) && declaration.name === holder.declaration;
   };
-  /** The expression a chain of reads starts from: `this.vms` for `this.vms[0].x`, `vm` for `vm.x`. */
-  const base = (e: ts.Expression): ts.Expression => {
-    let node = skipOuter(ts, e);
-    while ((ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) && !isRoot(node)) node = skipOuter(ts, node.expression);
-    return node;
+  const changed = changeLevels(ts, scopes, source =>
+    'cls' in holder ? source.root.kind === ts.SyntaxKind.ThisKeyword && source.name === `this.${holder.member}` : isRootName(source.root));
+  return changed.some(level => level === 'unknown' || (level.fresh ? level.at - 1 : level.at) >= origin.level.at);
+}
+
+/**
+ * The levels of the state's objects that code in `scopes` changes (`unknown` where a change reaches
+ * the state by a way the levels do not follow, such as a destructured local). `isState`: whether a
+ * read starts at the state.
+ */
+function changeLevels(ts: TS, scopes: readonly ts.Node[], isState: (source: Source) => boolean): (Level | 'unknown')[] {
+  const localLevels = new Map<ts.Node, Level | 'unknown' | undefined>();
+  /** The deepest level of what `e` may evaluate to (`teams[t] ?? defaults`), when it is read from the state. */
+  const levelOf = (e: ts.Expression): Level | 'unknown' | undefined => {
+    let deepest: Level | 'unknown' | undefined;
+    for (const value of alternatives(ts, e)) {
+      const level = levelOfValue(value);
+      if (level) deepest = level === 'unknown' || deepest === 'unknown' ? 'unknown' : !deepest || level.at > deepest.at ? level : deepest;
+    }
+    return deepest;
   };
-  /** Whether a value is read from the state (`provisioned.find(...)`, `this.vms[0]`). */
-  const fromState = (value: ts.Expression): boolean => {
-    const source = sourceOf(ts, value);
-    return 'cls' in holder ? source.root.kind === ts.SyntaxKind.ThisKeyword && source.name === `this.${holder.member}` : isRoot(source.root);
+  const levelOfValue = (e: ts.Expression): Level | 'unknown' | undefined => {
+    const source = sourceOf(ts, e);
+    if (isState(source)) return levelAfter(rootLevel(ts, source.root), source.steps);
+    if (!ts.isIdentifier(source.root)) return undefined;
+    const start = localLevel(source.root);
+    return start === undefined || start === 'unknown' ? start : levelAfter(start, source.steps);
   };
   /** A local whose value was read from the state (`const vm = provisioned.find(...)`, `for (const vm of provisioned)`). */
-  const readFromState = (e: ts.Expression): boolean => {
-    if (!ts.isIdentifier(e)) return false;
-    const declaration = resolveIdentifier(ts, e)?.declaration;
-    if (!declaration || !ts.isVariableDeclaration(declaration)) return false;
+  const localLevel = (id: ts.Identifier): Level | 'unknown' | undefined => {
+    const declaration = resolveIdentifier(ts, id)?.declaration;
+    if (!declaration || !ts.isVariableDeclaration(declaration)) return undefined;
+    if (localLevels.has(declaration)) return localLevels.get(declaration);
+    localLevels.set(declaration, undefined);
     const loop = declaration.parent.parent;
-    const from = (ts.isForOfStatement(loop) || ts.isForInStatement(loop)) && loop.initializer === declaration.parent ? loop.expression : declaration.initializer;
-    return !!from && alternatives(ts, from).some(fromState);
-  };
-  /** A write through `target` (`vm.attached`, `byId[k]`) reaches the state. */
-  const reaches = (target: ts.Expression): boolean => {
-    const b = base(target);
-    return isRoot(b) || readFromState(b);
+    const iterated = (ts.isForOfStatement(loop) || ts.isForInStatement(loop)) && loop.initializer === declaration.parent;
+    const from = iterated ? loop.expression : declaration.initializer;
+    // The deepest the local may sit: a change through it counts wherever it may land.
+    let level = from && levelOf(from);
+    // `for (const m of list)`: an element; `for (const k in record)`: a key.
+    if (level && level !== 'unknown' && iterated) level = ts.isForInStatement(loop) ? undefined : levelAfter(level, ['element']);
+    // `const { items } = cart`: somewhere below what the levels follow.
+    if (level && !ts.isIdentifier(declaration.name)) level = 'unknown';
+    localLevels.set(declaration, level);
+    return level;
   };
   const operand = (node: ts.Node): ts.Expression | undefined => {
     if (ts.isDeleteExpression(node)) return node.expression;
@@ -263,20 +348,26 @@ export function isChangedState(ts: TS, origin: SharedOrigin, checker: ts.TypeChe
     if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) return node.left;
     return undefined;
   };
-  let changed = false;
-  const visit = (node: ts.Node): void => {
-    if (changed) return;
+  /** The object a node changes: the owner of a written property, the receiver of a mutating method, the target of Object.assign. */
+  const changedObject = (node: ts.Node): ts.Expression | undefined => {
     const target = operand(node);
     const written = target && skipOuter(ts, target);
-    if (written && (ts.isPropertyAccessExpression(written) || ts.isElementAccessExpression(written)) && reaches(written)) changed = true;
-    else if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text) && reaches(node.expression.expression)) changed = true;
+    if (written && (ts.isPropertyAccessExpression(written) || ts.isElementAccessExpression(written))) return written.expression;
+    if (!ts.isCallExpression(node)) return undefined;
+    if (ts.isPropertyAccessExpression(node.expression) && MUTATORS.has(node.expression.name.text)) return node.expression.expression;
+    if (node.expression.getText() === 'Object.assign' && node.arguments.length > 0) return node.arguments[0];
+    return undefined;
+  };
+  const levels: (Level | 'unknown')[] = [];
+  const visit = (node: ts.Node): void => {
+    const object = changedObject(node);
+    const level = object && levelOf(object);
+    if (level) levels.push(level);
     node.forEachChild(visit);
   };
   for (const scope of scopes) visit(scope);
-  return changed;
+  return levels;
 }
-
-
 
 /**
  * `CATALOG[sku]`, `users.get(id)`, `this.carts.get(id)`, `carts.find(c => c.id === id)`: a
@@ -331,13 +422,23 @@ function accessChain(ts: TS, id: ts.Identifier): { node: ts.Node; accessed: bool
  * answers the same. Anything else (passing the object on, comparing it, writing through it) may
  * depend on its identity.
  */
-export function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined): boolean {
+export function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker | undefined, depth = 0): boolean {
+  // A string or a number has no identity to lose.
+  if (checker && !holdsObjects(ts, checker, checker.getTypeAtLocation(id))) return true;
   const { node, accessed } = accessChain(ts, id);
   const parent = node.parent;
   if (!parent) return false;
   if (ts.isTemplateSpan(parent) || (ts.isCallExpression(parent) && ts.isPropertyAccessExpression(parent.expression) &&
       parent.expression.getText() === 'JSON.stringify' && parent.arguments[0] === node)) {
     return true;
+  }
+  // `const [item, price] = entries[index]`, `const entry = entries[index]`: the locals it declares
+  // are read for their values only (a copy gives the same), or the read is an identity use.
+  let value: ts.Node = node;
+  while (ts.isNonNullExpression(value.parent) || ts.isParenthesizedExpression(value.parent) || ts.isAsExpression(value.parent) || ts.isSatisfiesExpression(value.parent)) value = value.parent;
+  const declared = value.parent;
+  if (ts.isVariableDeclaration(declared) && declared.initializer === value && (accessed || !ts.isIdentifier(declared.name))) {
+    return !!checker && bindingIdentifiers(ts, declared.name).every(name => readForValues(ts, name, checker, depth));
   }
   if (!accessed) return isTruthTest(ts, node);
   // A method call at the end of the chain: only reading methods.
@@ -349,6 +450,18 @@ export function isPlainRead(ts: TS, id: ts.Identifier, checker: ts.TypeChecker |
   if (!checker) return false;
   const type = checker.getTypeAtLocation(node);
   return !holdsObjects(ts, checker, type);
+}
+
+/** A local whose value is a primitive, or whose every use reads values only (followed a few declarations deep). */
+function readForValues(ts: TS, name: ts.Identifier, checker: ts.TypeChecker, depth: number): boolean {
+  if (!holdsObjects(ts, checker, checker.getTypeAtLocation(name))) return true;
+  const decl = resolveIdentifier(ts, name);
+  if (!decl || decl.nameNode !== name || depth >= 3) return false;
+  let plain = true;
+  forEachValueIdentifier(ts, decl.scope, ref => {
+    if (plain && ref !== name && resolveIdentifier(ts, ref) === decl) plain = isPlainRead(ts, ref, checker, depth + 1);
+  });
+  return plain;
 }
 
 /** `if (x)`, `!x`, `x ? a : b`, `x === undefined`: whether there is one, which a copy answers the same. */

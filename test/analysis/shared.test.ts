@@ -226,6 +226,45 @@ return { content: [{ type: 'text', text: String(vm.attached) }] };`);
     });
   });
 
+  describe('a change to the container, not to the objects it holds', () => {
+    // The module holds only the function the handler calls: every change in the module counts.
+    const handler = (fn: string, after: string) => analyzeSnippet(`${header}interface Member { name: string; role: string }
+const teams: Record<string, Member[]> = { core: [{ name: 'ada', role: 'lead' }] };
+const archived = new Set<Member[]>();
+const defaults: Member[] = [];
+${fn}
+server.registerTool('t', { inputSchema: z.object({ team: z.string() }) }, async ({ team }, ctx) => {
+const members = teams[team] ?? defaults;
+const answer = await ctx.mcpReq.elicitInput({ mode: 'form', ...ask });
+if (answer.action !== 'accept') return { content: [] };
+${after}
+return { content: [{ type: 'text', text: members.map(m => m.name + m.role).join(', ') + members.length }] };
+});\n`, { typed: true }).sites[0]!;
+
+    it('carries the objects when the code after the question deletes, replaces or clears entries', () => {
+      const cases = [
+        ['function disband(team: string): void { delete teams[team]; }', 'disband(team);'],
+        ['function replace(team: string): void { teams[team] = []; archived.clear(); }', 'replace(team);'],
+        ['function archive(team: string): void { archived.add(teams[team] ?? defaults); }', 'archive(team);'],
+      ];
+      for (const [fn, after] of cases) {
+        const site = handler(fn!, after!);
+        expect(site.verdict.kind, fn).toBe('migrate');
+        expect(site.liveLocals.map(l => [l.name, l.how]), fn).toEqual([['members', 'carry']]);
+      }
+    });
+
+    it('refuses when a later call changes the objects themselves: Object.assign into one, a push into the list, a sort', () => {
+      const assigned = handler("function promoteAll(team: string): void { for (const m of teams[team] ?? []) Object.assign(m, { role: 'lead' }); }", 'promoteAll(team);');
+      expect(assigned.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+      expect(assigned.verdict.kind === 'refuse' && assigned.verdict.hint).toMatch(/^`members` holds objects of `teams`, which `promoteAll\(team\)` \(line \d+\) may change; /);
+      const pushed = handler("function enlist(team: string): void { (teams[team] ?? defaults).push({ name: 'new', role: 'member' }); }", 'enlist(team);');
+      expect(pushed.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+      const sorted = handler('function rank(team: string): void { teams[team]?.sort((a, b) => a.name.localeCompare(b.name)); }', 'rank(team);');
+      expect(sorted.verdict).toMatchObject({ kind: 'refuse', reason: 'shared-state-mutated' });
+    });
+  });
+
   it('sees state changed in the handler\'s module through an import, not only in the module that declares it', () => {
     const store = "export interface Cart { id: string; paid: boolean }\nexport const carts: Cart[] = [];\nexport function cartOf(id: string): Cart { return carts.find(c => c.id === id) ?? carts[0]!; }\n";
     const tools = (pay: string) => `import { McpServer } from '@modelcontextprotocol/server';

@@ -3,7 +3,7 @@ import type * as ts from 'typescript';
 import { analyzeFile, ProjectIndex, sdkNameUse, isIgnored, RETURNS_INPUT_REQUIRED, suppressionMessage, suppressionProblem, type FileAnalysis, type HandlerPlan, type Site } from '../../src/analysis/index.js';
 import { statementOf } from '../../src/analysis/flow.js';
 import { lineOf } from '../../src/analysis/places.js';
-import type { Handler, TS } from '../../src/analysis/types.js';
+import type { Handler, RefusalReason, TS } from '../../src/analysis/types.js';
 import type { Diagnostic, SiteReport } from '../../src/report/model.js';
 import { constructionKey } from '../../src/analysis/servers.js';
 import type { SharedRequestState, Transform, TransformResult } from '../types.js';
@@ -62,27 +62,35 @@ export const mrtrTransform: Transform = {
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
     const cannotTake = context.serverTooOld ?? (context.sdkUpgrade === false && [...collectSdkImports(ts, compiled).values()].some(i => i.sdk === 'v1') ? V1_KEPT : undefined);
-    if (cannotTake) {
-      // The server cannot take the rewrite: its sites are reported and refused, true refusals marked as ever.
-      const kept = rewriteFile(ts, compiled, withoutRewrites(analysis, cannotTake), context.cwd, program.getTypeChecker());
-      if (kept.text !== undefined) sourceFile.replaceWithText(kept.text);
-      return { changed: kept.text !== undefined, diagnostics: kept.diagnostics, sites: kept.sites, alreadyMigrated: kept.alreadyMigrated };
-    }
     const original = compiled.text;
+    /** The file as it came, its sites that would migrate refused with `hint` and marked, like every refusal. */
+    const keptAsItWas = (reason: RefusalReason, hint: string): TransformResult => {
+      const kept = rewriteFile(ts, compiled, withoutRewrites(analysis, reason, hint), context.cwd, program.getTypeChecker());
+      const text = kept.text ?? original;
+      if (text !== sourceFile.getFullText()) sourceFile.replaceWithText(text);
+      return { changed: kept.text !== undefined, diagnostics: kept.diagnostics, sites: kept.sites, alreadyMigrated: kept.alreadyMigrated };
+    };
+    // The server cannot take the rewrite: its sites are reported and refused, true refusals marked as ever.
+    if (cannotTake) return keptAsItWas('sdk-version', cannotTake);
     // The file's own names that the rewrite imports from the SDK are set aside while it runs (sdkAliases.ts).
     const aliasing = isJavaScriptFile(compiled.fileName) ? undefined : sdkAliasing(ts, compiled, sdkNameUse(ts, compiled));
     let working = { sourceFile: compiled, analysis, checker: program.getTypeChecker(), options: program.getCompilerOptions() };
-    const again = (what: string): { sourceFile: ts.SourceFile; analysis: FileAnalysis; checker: ts.TypeChecker; options: ts.CompilerOptions } => {
+    type Working = typeof working;
+    const reanalyse = (): Working => {
       const changed = programOf();
       const changedFile = changed.getSourceFile(sourceFile.getFilePath())!;
       // The project's calls of the changed file are its new nodes: index them on the new program.
       const reanalysed = analyze(changedFile, changed, new ProjectIndex(ts as never, changed as never));
-      // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
-      if (verdictsOf(reanalysed) !== verdictsOf(analysis)) {
-        sourceFile.replaceWithText(original);
-        throw new Error(`${what} changed the verdicts of ${compiled.fileName} (${verdictsOf(analysis)} → ${verdictsOf(reanalysed)})`);
-      }
       return { sourceFile: changedFile, analysis: reanalysed, checker: changed.getTypeChecker(), options: changed.getCompilerOptions() };
+    };
+    const again = (what: string): Working => {
+      const next = reanalyse();
+      // The same verdicts, and the same plans (a linked file's helper calls are planned without sites of its own).
+      if (verdictsOf(next.analysis) !== verdictsOf(analysis)) {
+        sourceFile.replaceWithText(original);
+        throw new Error(`${what} changed the verdicts of ${compiled.fileName} (${verdictsOf(analysis)} → ${verdictsOf(next.analysis)})`);
+      }
+      return next;
     };
     if (aliasing && aliasing.standIns.size > 0) {
       sourceFile.replaceWithText(setAside(ts, compiled, aliasing));
@@ -97,7 +105,11 @@ export const mrtrTransform: Transform = {
     }, working.analysis);
     if (lowering.length > 0) {
       sourceFile.replaceWithText(applyEdits(base, lowering));
-      working = again('lowering loops and conditional expressions');
+      const lowered = reanalyse();
+      // The lowered handler must read as the original did. Where it does not (a gap in the lowering),
+      // nothing of the file is rewritten: a refusal with a marker, never a file half-migrated.
+      if (verdictsOf(lowered.analysis) !== verdictsOf(analysis)) return keptAsItWas('unsupported-construct', LOWERING_CHANGED);
+      working = lowered;
     }
     // TypeScript emits an unused import nowhere, unless it keeps imports as written.
     const keepsImports = working.options.verbatimModuleSyntax === true || working.options.preserveValueImports === true;
@@ -123,9 +135,12 @@ function verdictsOf(a: FileAnalysis): string {
 /** Why a file that still imports the v1 SDK is not rewritten under --no-sdk-upgrade (the hint of its sites). */
 export const V1_KEPT = 'the file imports the v1 SDK (@modelcontextprotocol/sdk), which --no-sdk-upgrade leaves it on, and the rewrite needs the v2 SDK; run without --no-sdk-upgrade.';
 
-/** The analysis with nothing to rewrite: every site that would migrate refused for the installed server (reason sdk-version). */
-function withoutRewrites(analysis: FileAnalysis, why: string): FileAnalysis {
-  const sites = analysis.sites.map(site => (site.verdict.kind === 'migrate' ? { ...site, verdict: { kind: 'refuse' as const, reason: 'sdk-version' as const, hint: why } } : site));
+/** Why a file whose lowered loops or conditionals the analysis reads otherwise is left as it was (the hint of its sites). */
+export const LOWERING_CHANGED = 'the rewrite could not lower the loop or conditional around the question without changing how the handler reads; the file is left as it was (an mrtr-migrate gap: please report it).';
+
+/** The analysis with nothing to rewrite: every site that would migrate refused (`reason`, `why`). */
+function withoutRewrites(analysis: FileAnalysis, reason: RefusalReason, why: string): FileAnalysis {
+  const sites = analysis.sites.map(site => (site.verdict.kind === 'migrate' ? { ...site, verdict: { kind: 'refuse' as const, reason, hint: why } } : site));
   return { ...analysis, sites, plans: [], helperSplits: [] };
 }
 
