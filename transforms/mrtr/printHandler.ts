@@ -910,8 +910,8 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     for (const d of st.declarationList.declarations) {
       const ids = bindingIdentifiers(ts, d.name);
       const value = ts.isIdentifier(d.name)
-        ? gen.expression(f.createPropertyAccessExpression(gen.id(t.variable), d.name.text)).text
-        : gen.expression(gen.object(ids.map(id => [id.text, f.createPropertyAccessExpression(gen.id(t.variable), id.text)] as [string, ts.Expression]))).text;
+        ? gen.expression(f.createPropertyAccessExpression(gen.id(t.variable), keyed(d.name.text).key)).text
+        : gen.expression(gen.object(ids.map(id => [id.text, f.createPropertyAccessExpression(gen.id(t.variable), keyed(id.text).key)] as [string, ts.Expression]))).text;
       const cond = conditionText(t);
       if (d.initializer) {
         edits.push({ start: d.initializer.getStart(sourceFile), end: d.initializer.getStart(sourceFile), text: `${cond} ? ${value} : ` });
@@ -1174,7 +1174,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     if (ts.isForStatement(s) && s.initializer && ts.isVariableDeclarationList(s.initializer)) {
       for (const d of s.initializer.declarations) {
         if (!d.initializer || !ts.isIdentifier(d.name)) continue;
-        edits.push({ start: d.initializer.getStart(sourceFile), end: d.initializer.getStart(sourceFile), text: `${conditionText(entering)} ? ${resumingVar}.${d.name.text} : ` });
+        edits.push({ start: d.initializer.getStart(sourceFile), end: d.initializer.getStart(sourceFile), text: `${conditionText(entering)} ? ${resumingVar}.${keyed(d.name.text).key} : ` });
       }
     }
     const cond = ts.isForStatement(s) ? s.condition : ts.isWhileStatement(s) ? s.expression : undefined;
