@@ -326,15 +326,28 @@ function restoreRegistrationTexts(sourceFile: SourceFile, held: Map<string, stri
   for (const [placeholder, original] of held) {
     const literal = new RegExp(`(['"\`])${placeholder}\\1`, 'g');
     if ((text.match(literal) ?? []).length !== 1) throw new Error(`${original} could not be put back in its registration after the official upgrade`);
+    // `description: description` reads as the shorthand a person writes.
+    const sameName = new RegExp(`(?<![\\w$.])([\\w$]+)\\s*:\\s*(['"\`])${placeholder}\\2`);
+    const shorthand = sameName.exec(text);
+    if (shorthand && shorthand[1] === original) text = text.replace(sameName, () => original);
     text = text.replace(literal, () => original);
     for (const d of diagnostics) d.message = d.message.replaceAll(placeholder, original);
   }
   sourceFile.replaceWithText(text);
 }
 
-/** The request handlers registered in a file, found by syntax alone (no checker). */
+/**
+ * The request handlers registered in a file, found by syntax alone (no checker), one per registration
+ * call: a local registrar (`const guarded = (name, ...) => server.tool(name, ...)`) registers one
+ * handler per call of it, all through the same call, which the repairs edit once.
+ */
 export function requestHandlers(file: ts.SourceFile): Handler[] {
   const tsApi = ts as unknown as TS;
   const compiled = file as unknown as import('typescript').SourceFile;
-  return discoverHandlers(tsApi, compiled, new SdkResolver(tsApi, compiled, undefined));
+  const seen = new Set<import('typescript').CallExpression>();
+  return discoverHandlers(tsApi, compiled, new SdkResolver(tsApi, compiled, undefined)).filter(h => {
+    if (seen.has(h.registrationCall)) return false;
+    seen.add(h.registrationCall);
+    return true;
+  });
 }

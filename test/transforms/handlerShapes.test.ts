@@ -420,6 +420,19 @@ describe('v1 registrations the official stage misreads or leaves (src/project/st
     expect(result.text).not.toContain('__mrtr_migrate_');
   });
 
+  it('a local registrar called twice is upgraded once (it held its name twice: overlapping edits), its description written as a shorthand', () => {
+    const result = runPipeline(file, [
+      ...V1,
+      'const command = (name: string, description: string, shape: z.ZodRawShape) =>',
+      "  server.tool(name, description, shape, { destructiveHint: true }, async () => ({ content: [{ type: 'text', text: name }] }));",
+      "command('stop', 'Stops', { id: z.string() });",
+      "command('start', 'Starts', { id: z.string() });",
+    ].join('\n'));
+    expect(result.typeErrors).toEqual([]);
+    expect(result.diagnostics.filter(d => d.code === 'sdk-upgrade/transform-failed')).toEqual([]);
+    expect(result.text).toContain('  server.registerTool(name, { description, inputSchema: z.object(shape), annotations: { destructiveHint: true } }, async () =>');
+  });
+
   it('a schema held in a value stays as it is, its doubt settled; without a zod import a raw shape keeps the marker', () => {
     const schema = runPipeline(file, [...V1, 'const Input = z.object({ who: z.string() });', "server.tool('greet', 'Greets', Input.shape, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));", "server.registerTool('hi', { inputSchema: Input }, async ({ who }) => ({ content: [{ type: 'text', text: who }] }));"].join('\n'));
     expect(schema.text).toContain("server.registerTool('hi', { inputSchema: Input }, async ({ who }) =>");

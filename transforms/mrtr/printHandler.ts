@@ -13,7 +13,7 @@ import type { LiveLocal, SiteApi, TS } from '../../src/analysis/types.js';
 import { Generator, type Renamed } from './generate.js';
 import { BLANK_LINE, chunk, condition, line, render, START, type Chunk, type Piece, type StepTest } from './pieces.js';
 import {
-  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, helperPartCall, LocalNames, uniqueStep, widenReturnType,
+  answerTypeOf, bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, guardEdit, formParamsNeedCast, helperPartCall, LocalNames, stateReadText, uniqueStep, widenReturnType,
   type HandlerRewrite, type RewriteEnv,
 } from './rewriteHandler.js';
 import { caseLabelName, indentAt, quoteStyle, reindentProtected, trailingCommas, type Edit } from './text.js';
@@ -336,8 +336,14 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
     if (raw.kind === 'url-elicitation') return urlRequestOf(raw.params!);
     const params = raw.params;
     // A request built in a local is asked as the push call sent it: through that local.
-    const arg = raw.paramsVia ? gen.id(`${raw.paramsVia.text}.params`)
+    const written = raw.paramsVia ? gen.id(`${raw.paramsVia.text}.params`)
       : params ? gen.slot(original(params.getStart(sourceFile), params.getEnd(), guards)) : f.createObjectLiteralExpression();
+    let arg: ts.Expression = written;
+    if (formParamsNeedCast(env, raw)) {
+      sdkTypes.add('ElicitRequestFormParams');
+      const operand = raw.paramsVia || ts.isIdentifier(params!) || ts.isPropertyAccessExpression(params!) ? written : f.createParenthesizedExpression(written);
+      arg = f.createAsExpression(operand, gen.type('ElicitRequestFormParams'));
+    }
     return gen.call(raw.kind === 'sampling' ? 'inputRequired.createMessage' : 'inputRequired.elicit', [arg]);
   };
 
@@ -1197,9 +1203,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
   const prologue: ts.Statement[] = [
     gen.comment(gen.declare('const', callVar, gen.await(gen.call(env.module.callDigest, [gen.id(bindingNameExpr(env, plan, fn, addedParams)), gen.id(bindingArgsExpr(env, plan, fn, addedParams))]))),
       `Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`),
-    gen.declare('const', stateVar, env.module.readState
-      ? gen.call(env.module.readState, [gen.id(ctxName)], [gen.type(env.stateTypeName)])
-      : gen.call(`${ctxName}.mcpReq.requestState`, [], [gen.type(env.stateTypeName)])),
+    gen.declare('const', stateVar, gen.id(stateReadText(env, fn, plan.handler.ctxParamIndex, ctxName))),
     gen.stmt(gen.call(env.module.assertState, [gen.id(stateVar), gen.id(callVar)])),
   ];
   if (resumingVar) {

@@ -244,6 +244,53 @@ export function ensureParameter(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: 
   return names[names.length - 1]!;
 }
 
+/**
+ * How the handler reads its state: `ctx.mcpReq.requestState<T>()`, or through the support module where
+ * the server keeps requestState of its own. A context typed `any` (`async (args, extra: any) => ...`)
+ * takes no type argument (TS2347), so there the read is cast instead.
+ */
+export function stateReadText(env: Pick<RewriteEnv, 'ts' | 'checker' | 'module' | 'stateTypeName'>, fn: ts.FunctionLikeDeclaration, ctxIndex: number, ctxName: string): string {
+  if (env.module.readState) return `${env.module.readState}<${env.stateTypeName}>(${ctxName})`;
+  return contextIsAny(env, fn, ctxIndex)
+    ? `${ctxName}.mcpReq.requestState() as ${env.stateTypeName} | undefined`
+    : `${ctxName}.mcpReq.requestState<${env.stateTypeName}>()`;
+}
+
+function contextIsAny(env: Pick<RewriteEnv, 'ts' | 'checker'>, fn: ts.FunctionLikeDeclaration, index: number): boolean {
+  const { ts } = env;
+  const parameter = fn.parameters[index];
+  if (!parameter) return false;
+  if (!env.checker) return parameter.type?.kind === ts.SyntaxKind.AnyKeyword;
+  return (env.checker.getTypeAtLocation(parameter.name).flags & ts.TypeFlags.Any) !== 0;
+}
+
+/**
+ * Whether a form question's params, as the rewrite writes them, are typed wider than a form's: a
+ * request local declared `ElicitRequest` has params that may be URL mode, which
+ * `inputRequired.elicit()` does not take (TS2345). The analysis proved the value is a form's
+ * (questionCallProblem), so the rewrite writes them `as ElicitRequestFormParams`.
+ */
+export function formParamsNeedCast(env: Pick<RewriteEnv, 'ts' | 'checker'>, raw: QuestionPlan['raw']): boolean {
+  const { ts, checker } = env;
+  if (raw.kind !== 'elicitation' || !checker) return false;
+  let type: ts.Type | undefined;
+  if (raw.paramsVia) {
+    const params = checker.getTypeAtLocation(raw.paramsVia).getProperty('params');
+    type = params && checker.getTypeOfSymbolAtLocation(params, raw.paramsVia);
+  } else if (raw.params && !ts.isObjectLiteralExpression(raw.params)) {
+    // An object literal written where it is asked takes its type from there: `mode: 'form'` stays 'form'.
+    type = checker.getTypeAtLocation(raw.params);
+  }
+  if (!type) return false;
+  return (type.isUnion() ? type.types : [type]).some(member => {
+    if (member.getProperty('url')) return true;
+    const mode = member.getProperty('mode');
+    if (!mode) return false;
+    const modeType = checker.getTypeOfSymbolAtLocation(mode, raw.paramsVia ?? raw.params!);
+    return (modeType.isUnion() ? modeType.types : [modeType]).some(t => (t.flags & ts.TypeFlags.Undefined) === 0 && !(t.isStringLiteral() && t.value === 'form'));
+  });
+}
+
 /** Names free inside one handler: nothing it or its enclosing scopes declare or use. */
 export class LocalNames {
   private readonly taken = new Set<string>();

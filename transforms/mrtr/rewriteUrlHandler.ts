@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import type { HandlerPlan } from '../../src/analysis/index.js';
 import { statementList } from '../../src/analysis/continuation.js';
 import type { TS } from '../../src/analysis/types.js';
-import { bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, LocalNames, quoteLike, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
+import { bindingArgsExpr, bindingNameExpr, ensureParameter, firstParameterName, LocalNames, quoteLike, stateReadText, uniqueStep, widenReturnType, type HandlerRewrite, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, trailingCommas, type Edit } from './text.js';
 
 /** The message UrlElicitationRequiredError uses when given none (SDK v1 and v2, one elicitation). */
@@ -75,7 +75,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
   const header = [
     `// Multi round-trip (SEP-2322): each round's state is verified and bound to this call; see ${env.stateTypeName}.`,
     `const ${callVar} = await ${env.module.callDigest}(${bindingNameExpr(env, plan, fn, addedParams)}, ${bindingArgsExpr(env, plan, fn, addedParams)});`,
-    `const ${stateVar} = ${env.module.readState ? `${env.module.readState}<${env.stateTypeName}>(${ctxName})` : `${ctxName}.mcpReq.requestState<${env.stateTypeName}>()`};`,
+    `const ${stateVar} = ${stateReadText(env, fn, plan.handler.ctxParamIndex, ctxName)};`,
     `${env.module.assertState}(${stateVar}, ${callVar});`,
     `if (${stateVar} !== undefined) {`,
     `${u}const ${answerVar} = ${env.module.checkedResponse}(${ctxName}.mcpReq.inputResponses, ${stateVar}.step, ${stateVar}.request);`,

@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import { helperDeclaration, isExportedHelper, type HelperSplit } from '../../src/analysis/helpers.js';
-import { answerTypeOf, helperPartCall, LocalNames, rebuiltDeclaration, type RewriteEnv } from './rewriteHandler.js';
+import { answerTypeOf, formParamsNeedCast, helperPartCall, LocalNames, rebuiltDeclaration, type RewriteEnv } from './rewriteHandler.js';
 import { indentAt, reindentProtected, splice, type Edit } from './text.js';
 
 /**
@@ -42,8 +42,10 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
 
   // The request part: the code before the question, then the question as a request.
   const before = own(body.getStart(sourceFile) + 1, statementStart);
+  const castToForm = split.question.type === 'push' && formParamsNeedCast(env, split.raw);
+  if (castToForm) sdkTypes.add('ElicitRequestFormParams');
   const requestExpr = split.question.type === 'push'
-    ? pushRequest(env, split, indentAt(text, statementStart))
+    ? pushRequest(env, split, indentAt(text, statementStart), castToForm)
     : helperPartCall(env, split.question.split, split.question.call, 'request');
   const requestBody = [before, `return ${requestExpr};`].filter(Boolean).join(nl + inner);
 
@@ -117,13 +119,15 @@ function part(env: SplitEnv, fn: ts.FunctionLikeDeclaration, name: string, param
 }
 
 /** `inputRequired.elicit({...})` around the push call's own parameters. */
-function pushRequest(env: SplitEnv, split: HelperSplit, statementIndent: string): string {
+function pushRequest(env: SplitEnv, split: HelperSplit, statementIndent: string, castToForm: boolean): string {
   const raw = split.raw;
   if (raw.kind === 'roots') return 'inputRequired.listRoots()';
   const builder = raw.kind === 'sampling' ? 'inputRequired.createMessage' : 'inputRequired.elicit';
-  if (raw.paramsVia) return `${builder}(${raw.paramsVia.text}.params)`;
+  const cast = castToForm ? ' as ElicitRequestFormParams' : '';
+  if (raw.paramsVia) return `${builder}(${raw.paramsVia.text}.params${cast})`;
   if (!raw.params) return `${builder}({})`;
   const start = raw.params.getStart(env.sourceFile);
   const params = reindentProtected(splice(env.text, start, raw.params.getEnd(), [], env.literals), indentAt(env.text, start), statementIndent);
-  return `${builder}(${params.text})`;
+  const simple = env.ts.isIdentifier(raw.params) || env.ts.isPropertyAccessExpression(raw.params);
+  return `${builder}(${cast && !simple ? `(${params.text})` : params.text}${cast})`;
 }
