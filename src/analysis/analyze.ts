@@ -520,8 +520,9 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   }
 
   if (context.type === 'no-request' && raw.kind === 'capability-guard') {
-    const reason = context.why === 'detached-task' || context.why === 'fire-and-forget' ? context.why : 'no-live-request';
-    return refuse(reason, `${context.detail}; no request is live there, so there are no per-request capabilities to read: decide inside the handler, from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].`);
+    const reason = context.why === 'detached-task' || context.why === 'fire-and-forget' || context.why === 'caller-not-found' ? context.why : 'no-live-request';
+    const where = reason === 'caller-not-found' ? 'no request was found to be live there' : 'no request is live there';
+    return refuse(reason, `${context.detail}; ${where}, so there are no per-request capabilities to read: decide inside the handler, from ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY].`);
   }
   if (context.type === 'no-request') {
     const reason = reasonOfNoRequest(context.why);
@@ -532,6 +533,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
         return refuse(reason, `${context.detail}; questions reached through a function value are not rewritten yet: let the registrar hand the function to the SDK unchanged (that is rewritten), or migrate by hand.`);
       case 'no-live-request':
         return refuse(reason, `${context.detail}; only tools/call, prompts/get and resources/read handlers can ask the client.`);
+      case 'caller-not-found':
+        return refuse(reason, `${context.detail}; register the function where the analysis can read it (registerTool(name, config, fn), a local registrar), or migrate by hand.`);
       case 'relay':
         return refuse(reason, `${context.detail}; pass the question through instead: where this server's tool calls the upstream, return the upstream's input-required result as its own and send the client's answers back on the retry (by hand; the report has a sketch).`);
       default:

@@ -95,12 +95,14 @@ export class ContextFinder {
     if (cached) return cached;
     const ts = this.ts;
     const name = functionNameNode(ts, fn)?.text ?? '<anonymous function>';
-    if (seen.has(fn)) return { type: 'no-request', why: 'unreachable-helper', detail: `${name} only calls itself` };
+    if (seen.has(fn)) return { type: 'no-request', why: 'caller-not-found', detail: `${name} only calls itself` };
     const nextSeen = new Set(seen).add(fn);
     const callers = this.callsOf(fn);
     const handlers: Handler[] = [];
     const unreachableFrom: string[] = [];
     const fromTests: string[] = [];
+    /** Callers whose own callers the analysis cannot find (or a call back into the chain): neither in a request nor shown outside one. */
+    const lost: string[] = [];
     /** The callers no request reaches (tests aside), with where each is. */
     const outside: Array<{ at: string; context: NoRequest }> = [];
     for (const call of callers) {
@@ -113,6 +115,10 @@ export class ContextFinder {
       } else if (this.isTestCall(call, context)) {
         fromTests.push(fileLine(call));
         continue; // a test's call says nothing of where the server runs it
+      } else if (context.why === 'caller-not-found') {
+        // Not proven outside requests: it keeps the helper from being split (its call would break), no more.
+        lost.push(fileLine(call));
+        unreachableFrom.push(`${fileLine(call)} (${context.detail.replace(/: .*$/s, '')})`);
       } else {
         // A caller's own chain stays in its first clause: the reason names where, not every path.
         const at = `${fileLine(call)} (${context.detail.replace(/: .*$/s, '')})`;
@@ -126,17 +132,8 @@ export class ContextFinder {
       result = { type: 'helper', helper: fn, helperName: name, handlers, unreachableFrom };
     } else if (outside.length === 0 && (timer = timerHandingOver(ts, fn))) {
       result = { type: 'no-request', why: 'detached-task', detail: `${name} runs later, from ${timer}, after any request may have finished` };
-    } else if (callers.length === 0) {
-      const exported = isExported(ts, fn);
-      result = {
-        type: 'no-request',
-        why: 'unreachable-helper',
-        detail: exported
-          ? `${name} is exported but no caller was found (callers in other files need type information to follow)`
-          : `${name} is never called from a request handler`,
-      };
     } else if (outside.length === 0) {
-      result = { type: 'no-request', why: 'unreachable-helper', detail: `${name} is only called from tests (${listed(fromTests)}), never from a request handler` };
+      result = { type: 'no-request', why: 'caller-not-found', detail: callerNotFound(ts, fn, name, fromTests, lost) };
     } else {
       // Every caller is outside requests: the decisive one gives the reason (a relay, a timer, ...) and comes first.
       const top = decisiveNoRequest(outside.map(o => o.context))!;
@@ -158,6 +155,19 @@ export class ContextFinder {
     if (seen.size === 0) this.memo.set(fn, result);
     return result;
   }
+}
+
+/**
+ * Why no request handler was found above a function none of whose callers is shown to run outside
+ * requests: it has none the analysis sees (a function registered through data, an implementation of
+ * an interface, an export whose callers need types), only tests call it, or only functions in the
+ * same plight do. Never "outside requests": that is said only where it is proven.
+ */
+function callerNotFound(ts: TS, fn: ts.FunctionLikeDeclaration, name: string, fromTests: string[], lost: string[]): string {
+  if (lost.length > 0) return `no caller of ${name}() leads to a request handler the analysis can see: its callers (${listed(lost)}) have none`;
+  if (fromTests.length > 0) return `${name}() is only called from tests (${listed(fromTests)}); no request handler that calls it was found`;
+  if (isExported(ts, fn)) return `${name} is exported but no caller was found (callers in other files need type information to follow)`;
+  return `no caller of ${name}() leads to a request handler the analysis can see`;
 }
 
 /**

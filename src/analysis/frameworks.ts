@@ -44,7 +44,7 @@ export function ownCodeHint(framework: FrameworkName): string {
 }
 
 /** Where no handler of the project reaches a question, in a framework's own package: the framework's users do. */
-const OWN_CODE_WHYS: ReadonlySet<NoRequestWhy> = new Set(['startup', 'oninitialized', 'unreachable-helper']);
+const OWN_CODE_WHYS: ReadonlySet<NoRequestWhy> = new Set(['startup', 'oninitialized', 'unreachable-helper', 'caller-not-found']);
 
 /**
  * The context of a question in a framework's own source (the package.json that holds the file names

@@ -24,9 +24,10 @@ const RANK: Record<RefusalReason, number> = {
   'loop': 13,
   'parallel': 14,
   'nested-callback': 15,
-  'unsupported-construct': 16,
-  'unknown-local-type': 17,
-  'blocked-by-sibling': 18,
+  'caller-not-found': 16,
+  'unsupported-construct': 17,
+  'unknown-local-type': 18,
+  'blocked-by-sibling': 19,
 };
 
 /** Every reason, in that order (a record above, so a new reason cannot be left without a rank). */
@@ -57,6 +58,8 @@ export function reasonOfNoRequest(why: NoRequestWhy): RefusalReason {
       return 'framework';
     case 'function-value':
       return 'unsupported-construct';
+    case 'caller-not-found':
+      return 'caller-not-found';
     default:
       return 'no-live-request';
   }

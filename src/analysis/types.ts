@@ -106,6 +106,8 @@ export type NoRequestWhy =
   | 'detached-task'
   | 'fire-and-forget'
   | 'unreachable-helper'
+  /** A function no call the analysis can follow reaches: not shown to run outside requests, nor in one. */
+  | 'caller-not-found'
   /** Runs in a test file, outside any request (a helper's callers there do not count). */
   | 'test'
   /** Runs in a request handler of an MCP client (`upstream.setRequestHandler(ElicitRequestSchema, ...)`). */
@@ -177,6 +179,8 @@ export type RefusalReason =
   | 'shared-state-mutated'
   | 'unknown-local-type'
   | 'no-live-request'
+  /** A helper whose callers the analysis cannot find (handed on through data, an interface, ...): see context.ts. */
+  | 'caller-not-found'
   | 'fire-and-forget'
   | 'detached-task'
   | 'handler-kind'

@@ -164,13 +164,13 @@ describe('fixture coverage', () => {
       expect(tags, tag).toContain(tag);
     }
     const contexts = new Set(all().map(s => (s.context.type === 'no-request' ? s.context.why : s.context.type)));
-    for (const c of ['handler', 'helper', 'startup', 'oninitialized', 'notification-handler', 'detached-task', 'unreachable-helper']) {
+    for (const c of ['handler', 'helper', 'startup', 'oninitialized', 'notification-handler', 'detached-task', 'caller-not-found']) {
       expect(contexts, c).toContain(c);
     }
     // Refusal reasons in either mode (unknown-local-type mostly shows up without a checker).
     const untyped = files.flatMap(f => analyzeUntyped(f).sites);
     const reasons = new Set([...all(), ...untyped].flatMap(s => (s.verdict.kind === 'refuse' ? [s.verdict.reason] : [])));
-    for (const r of ['non-json-local', 'unknown-local-type', 'no-live-request', 'fire-and-forget', 'detached-task', 'handler-kind',
+    for (const r of ['non-json-local', 'unknown-local-type', 'no-live-request', 'caller-not-found', 'fire-and-forget', 'detached-task', 'handler-kind',
       'loop', 'parallel', 'nested-callback', 'server-not-found', 'blocked-by-sibling', 'unsupported-construct']) {
       expect(reasons, r).toContain(r);
     }

@@ -45,7 +45,7 @@ describe('@rekog/mcp-nest', () => {
   it('a decorator of the same name from elsewhere is not the framework', () => {
     const own = nest("@Tool({ name: 'greet' })").replace("import { Tool, Prompt } from '@rekog/mcp-nest';", "function Tool(_: object) { return (..._a: unknown[]) => {}; }\nfunction Prompt(_: object) { return Tool(_); }");
     const site = analyzeSnippet(own, { typed: true }).sites[0];
-    expect(site?.verdict).toMatchObject({ kind: 'refuse', reason: 'no-live-request' });
+    expect(site?.verdict).toMatchObject({ kind: 'refuse', reason: 'caller-not-found' });
   });
 });
 

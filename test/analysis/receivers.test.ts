@@ -195,7 +195,7 @@ describe('SDK receivers are found however they are reached', () => {
       '}',
     ].join('\n'));
     expect(found(typed)).toEqual(['7 server.elicitInput']);
-    expect(typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'no-live-request' });
+    expect(typed.sites[0]!.verdict).toMatchObject({ kind: 'refuse', reason: 'caller-not-found' });
     expect(found(untyped)).toEqual([]);
   });
 
@@ -233,6 +233,6 @@ describe('SDK receivers are found however they are reached', () => {
     expect(found(typed)).toEqual(['3 ctx.mcpReq.requestSampling']);
     expect(found(untyped)).toEqual(['3 ctx.mcpReq.requestSampling']);
     // Exported, but called from nowhere this file shows.
-    expect(typed.sites[0]!.context).toMatchObject({ type: 'no-request', why: 'unreachable-helper' });
+    expect(typed.sites[0]!.context).toMatchObject({ type: 'no-request', why: 'caller-not-found' });
   });
 });

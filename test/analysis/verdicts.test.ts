@@ -626,7 +626,7 @@ describe('across files', () => {
     const sourceFile = program.getSourceFile(files[0]!)!;
     const withIndex = analyzeFile({ ts, sourceFile, program, externalCallSites: fn => index.callsOf(fn) });
     const without = analyzeFile({ ts, sourceFile, program });
-    expect(verdicts(without)).toEqual(['11 refuse:server-not-found', '23 refuse:no-live-request']);
+    expect(verdicts(without)).toEqual(['11 refuse:server-not-found', '23 refuse:caller-not-found']);
     // The codec would have to be wired into the construction in tools-main.ts, which a per-file rewrite does not edit.
     expect(verdicts(withIndex)).toEqual(['11 refuse:server-not-found', '23 refuse:unsupported-construct']);
     expect(hint(withIndex.sites[0]!)).toMatch(/constructed in another file \(tools-main\.ts:\d+\)/);
@@ -909,8 +909,8 @@ ${extra}
     expect(hint(ask!.sites[0]!)).toMatch(/^helper askYesNo\(\) is also called by a test \(ask\.ts:4, ask\.ts:5\); splitting it/);
     // Called by tests alone (a test folder, a .spec name): no request reaches it, and the reason says tests.
     const [alone] = analyse({ 'tested-b/ask.ts': ASK, ...test('tested-b', 'ask.spec.ts') });
-    expect(verdicts(alone!)).toEqual(['3 refuse:no-live-request']);
-    expect(hint(alone!.sites[0]!)).toMatch(/^askYesNo is only called from tests \(ask\.spec\.ts:4, ask\.spec\.ts:5\), never from a request handler; /);
+    expect(verdicts(alone!)).toEqual(['3 refuse:caller-not-found']);
+    expect(hint(alone!.sites[0]!)).toMatch(/^askYesNo\(\) is only called from tests \(ask\.spec\.ts:4, ask\.spec\.ts:5\); no request handler that calls it was found; /);
     // The same file outside a test folder and without a test name is startup code.
     const [started] = analyse({ 'tested-c/ask.ts': ASK, ...test('tested-c', 'check.ts') });
     expect(hint(started!.sites[0]!)).toMatch(/^askYesNo is only called outside requests: .*check\.ts:5 \(module top level runs at startup/);

@@ -58,9 +58,9 @@ describe("a question in a framework's own package", () => {
     expect(site!.hint).toContain("its users' handlers reach this question through mcp-framework's API");
   });
 
-  it('is a helper no request reaches in any other package', async () => {
+  it('is a helper whose callers are not found in any other package', async () => {
     const [site] = await verdictIn('my-server');
-    expect(site).toMatchObject({ line: 10, status: 'refused', reason: 'no-live-request' });
+    expect(site).toMatchObject({ line: 10, status: 'refused', reason: 'caller-not-found' });
   });
 
   it("in the framework's own dispatcher is the framework's too; in any other package the same handler migrates", async () => {

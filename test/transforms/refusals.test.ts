@@ -20,6 +20,7 @@ const REASONS: Record<RefusalReason, true> = {
   'shared-state-mutated': true,
   'unknown-local-type': true,
   'no-live-request': true,
+  'caller-not-found': true,
   'fire-and-forget': true,
   'detached-task': true,
   'handler-kind': true,
