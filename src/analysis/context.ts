@@ -164,10 +164,11 @@ export class ContextFinder {
  * same plight do. Never "outside requests": that is said only where it is proven.
  */
 function callerNotFound(ts: TS, fn: ts.FunctionLikeDeclaration, name: string, fromTests: string[], lost: string[]): string {
-  if (lost.length > 0) return `no caller of ${name}() leads to a request handler the analysis can see: its callers (${listed(lost)}) have none`;
-  if (fromTests.length > 0) return `${name}() is only called from tests (${listed(fromTests)}); no request handler that calls it was found`;
+  const called = functionNameNode(ts, fn) ? `${name}()` : `the function at ${fileLine(fn)}`;
+  if (lost.length > 0) return `no caller of ${called} leads to a request handler the analysis can see: its callers (${listed(lost)}) have none`;
+  if (fromTests.length > 0) return `${called} is only called from tests (${listed(fromTests)}); no request handler that calls it was found`;
   if (isExported(ts, fn)) return `${name} is exported but no caller was found (callers in other files need type information to follow)`;
-  return `no caller of ${name}() leads to a request handler the analysis can see`;
+  return `no caller of ${called} leads to a request handler the analysis can see`;
 }
 
 /**

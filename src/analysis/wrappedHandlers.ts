@@ -142,11 +142,39 @@ export function sharedWrapperProblems(handlers: ReadonlyArray<{ wrapper?: Handle
   }
 }
 
-/** `handler: () => Promise<string>`: a function type the rewrite can widen (absent in JavaScript). */
-function parameterTypeProblem(ts: TS, parameter: ts.ParameterDeclaration, passed: number, ctxIndex: number): string | undefined {
+/**
+ * The function type a wrapper's handler parameter is typed with, which the rewrite widens: written on
+ * the parameter (`handler: () => Promise<string>`), or an alias of the file that types no other
+ * function's parameter (`type Run = (args: Args) => Promise<Reply>`, then `run: Run`). Where the alias
+ * also types something else, the project's type check after the rewrite has the last word.
+ */
+export function handlerParameterType(ts: TS, parameter: ts.ParameterDeclaration): ts.FunctionTypeNode | undefined {
   const type = parameter.type;
   if (!type) return undefined;
-  if (!ts.isFunctionTypeNode(type)) return 'is not typed as a function type the rewrite can widen to pass the context and return an input-required result';
+  if (ts.isFunctionTypeNode(type)) return type;
+  if (!ts.isTypeReferenceNode(type) || !ts.isIdentifier(type.typeName) || type.typeArguments) return undefined;
+  const name = type.typeName.text;
+  const file = parameter.getSourceFile();
+  const aliases: ts.TypeAliasDeclaration[] = [];
+  let typedParameters = 0;
+  const visit = (node: ts.Node): void => {
+    if (ts.isTypeAliasDeclaration(node) && node.name.text === name) aliases.push(node);
+    // Parameters of functions with a body: those of a function type only describe one.
+    if (ts.isParameter(node) && node.type && ts.isTypeReferenceNode(node.type) && ts.isIdentifier(node.type.typeName) && node.type.typeName.text === name &&
+        isFunctionLike(ts, node.parent) && (node.parent as ts.FunctionLikeDeclaration).body) typedParameters++;
+    node.forEachChild(visit);
+  };
+  visit(file);
+  const [alias, ...others] = aliases;
+  if (!alias || others.length > 0 || alias.typeParameters || typedParameters !== 1 || !ts.isFunctionTypeNode(alias.type)) return undefined;
+  return alias.type;
+}
+
+/** `handler: () => Promise<string>`: a function type the rewrite can widen (absent in JavaScript). */
+function parameterTypeProblem(ts: TS, parameter: ts.ParameterDeclaration, passed: number, ctxIndex: number): string | undefined {
+  if (!parameter.type) return undefined;
+  const type = handlerParameterType(ts, parameter);
+  if (!type) return 'is not typed as a function type the rewrite can widen to pass the context and return an input-required result';
   const returned = type.type;
   if (!ts.isTypeReferenceNode(returned) || returned.typeName.getText() !== 'Promise' || returned.typeArguments?.length !== 1) return 'is not typed to return a Promise';
   if (passed === ctxIndex && type.parameters.length !== passed) return 'declares other parameters than the callback hands it';

@@ -1,6 +1,6 @@
 import type * as ts from 'typescript';
 import type { HandlerWrapper, TS } from '../../src/analysis/types.js';
-import { passThrough } from '../../src/analysis/wrappedHandlers.js';
+import { handlerParameterType, passThrough } from '../../src/analysis/wrappedHandlers.js';
 import { skipParens } from '../../src/analysis/context.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
 import { ensureParameter, LocalNames, widenReturnType, type RewriteEnv } from './rewriteHandler.js';
@@ -92,8 +92,8 @@ function onlyDeclared(ts: TS, statement: ts.VariableStatement, awaited: ts.Await
 /** `handler: () => Promise<string>` → `handler: (ctx: ServerContext) => Promise<string | InputRequiredResult>`. */
 function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration, addsContext: boolean, sdkTypes: Set<string>): Edit[] {
   const { ts, sourceFile } = env;
-  const type = parameter.type;
-  if (!type || !ts.isFunctionTypeNode(type)) return [];
+  const type = handlerParameterType(ts, parameter);
+  if (!type) return [];
   const edits: Edit[] = [];
   if (addsContext) {
     sdkTypes.add('ServerContext');
