@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import { isAssignedIn, isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, HandlerWrapper, Registration, SdkGeneration, TS } from './types.js';
+import { dataRegisteredFunctions } from './dataRegistrations.js';
 import { describeWrapper, innerHandlerCall, parameterOf, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
 
 /**
@@ -46,6 +47,13 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   const wrapped = wrapperCallHandler(ts, call, last, resolver, receiver.sdk);
   if (wrapped) return [wrapped];
   if (registration === 'setRequestHandler') return [];
+  const listed = dataRegisteredFunctions(ts, call, last, e => callbackFunction(ts, e));
+  if (listed.length > 0) {
+    return listed.flatMap(({ fn: entryFn, name, slotType }) => {
+      const handler = handlerOf(ts, call, resolver, receiver.sdk, entryFn, { name, expression: undefined });
+      return handler ? [{ ...handler, data: { slotType } }] : [];
+    });
+  }
   const handled = parameterOf(ts, last);
   if (!handled) return [];
   return givenFunctions(ts, call, handled, resolver).flatMap(({ fn: forwarded, name }) => {

@@ -63,6 +63,12 @@ export interface Handler {
   sdk: SdkGeneration;
   /** Set when the SDK's callback is a wrapper that calls this function once per request (see wrappedHandlers.ts). */
   wrapper?: HandlerWrapper;
+  /**
+   * Set when the function is registered through data (an entry of a list iterated into the
+   * registration, see dataRegistrations.ts): the function type the list's element type gives it, which
+   * the rewrite widens (undefined where the list declares no type).
+   */
+  data?: { slotType: ts.FunctionTypeNode | undefined };
 }
 
 /**

@@ -17,7 +17,7 @@ import { frameworkPackages } from '../../src/project/packageJson.js';
 import { RELAY_SKETCH_IMPORTS, relaySketch } from '../../src/report/relaySketch.js';
 import { ensureParameter, guardEdit, LocalNames, rewriteHandler, type HandlerRewrite, type HelperPartNames, type ModuleNames } from './rewriteHandler.js';
 import { splitHelperEdit } from './splitHelper.js';
-import { rewriteWrapper, wrappersOf } from './rewriteWrapper.js';
+import { functionTypeWidening, rewriteWrapper, wrappersOf } from './rewriteWrapper.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { rewriteUrlHandler } from './rewriteUrlHandler.js';
 import { applyEdits, indentAt, indentUnit, literalRanges, newlineOf, pascalCase, type Edit } from './text.js';
@@ -228,6 +228,14 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     }
     const wrapperRewrites = wrappersOf(analysis.plans.map(p => p.handler.wrapper)).map(w => rewriteWrapper({ ts, sourceFile, text, newline, unit, literals }, w, checker));
     for (const w of wrapperRewrites) edits.push(...w.edits);
+    // A list entry's function type, once for all the handlers the list holds (dataRegistrations.ts).
+    const slotTypes = new Set<string>();
+    const slots = new Map<ts.FunctionTypeNode, number>();
+    for (const plan of analysis.plans) {
+      const slot = plan.handler.data?.slotType;
+      if (slot && !slots.has(slot)) slots.set(slot, plan.handler.ctxParamIndex);
+    }
+    for (const [slot, ctxIndex] of slots) edits.push(...functionTypeWidening({ ts, sourceFile }, slot, slot.parameters.length === ctxIndex, slotTypes));
     const planned = new Set(analysis.plans.map(p => p.handler));
     edits.push(...guardOnlyEdits(ts, sourceFile, text, moduleNames, guards.filter(g => g.context.type === 'handler' && !planned.has(g.context.handler))));
     // In the order of their handlers in the file (the State types are declared in it).
@@ -249,7 +257,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
       usesElicitAnswerOf: all.some(r => r.usesElicitAnswerOf),
       usesCheckedResponse: all.some(r => r.usesCheckedResponse),
       sdkValues: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkValues]), ...helperValues]),
-      sdkTypes: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkTypes]), ...helperTypes]),
+      sdkTypes: new Set([...[...all, ...wrapperRewrites].flatMap(r => [...r.sdkTypes]), ...helperTypes, ...slotTypes]),
       // Constructions in other files are wired by the CLI once the files are rewritten (wireSharedCodec).
       constructions: [...constructions].filter(c => c.getSourceFile() === sourceFile),
       unusedImports: new Set([...unusedAfterUrlRewrite(ts, sourceFile, analysis.plans), ...unusedAfterSplit(ts, sourceFile, analysis.helperSplits)]),

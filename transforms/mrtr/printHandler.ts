@@ -87,7 +87,7 @@ export function printHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRewrite
 
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
-  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes, { firstName: firstParameterName(plan.handler), typed: plan.handler.wrapper !== undefined });
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes, { firstName: firstParameterName(plan.handler), typed: plan.handler.wrapper !== undefined || plan.handler.data !== undefined });
   const guards = plan.guards.map(site => guardEdit(env, site, ctxName));
   const stateVar = locals.take('state');
   const callVar = locals.take('call');

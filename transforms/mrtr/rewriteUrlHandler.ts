@@ -27,7 +27,7 @@ export function rewriteUrlHandler(env: RewriteEnv, plan: HandlerPlan): HandlerRe
   const paramEdits: Edit[] = [];
   const addedParams = new Map<number, string>();
   const sdkTypes = new Set(['InputRequest', 'ElicitRequestURLParams']);
-  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes, { firstName: firstParameterName(plan.handler), typed: plan.handler.wrapper !== undefined });
+  const ctxName = ensureParameter(env, fn, plan.handler.ctxParamIndex, 'ctx', locals, paramEdits, addedParams, sdkTypes, { firstName: firstParameterName(plan.handler), typed: plan.handler.wrapper !== undefined || plan.handler.data !== undefined });
   const stateVar = locals.take('state');
   const callVar = locals.take('call');
   const answerVar = locals.take('urlResponse');

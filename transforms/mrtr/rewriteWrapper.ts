@@ -91,9 +91,17 @@ function onlyDeclared(ts: TS, statement: ts.VariableStatement, awaited: ts.Await
 
 /** `handler: () => Promise<string>` → `handler: (ctx: ServerContext) => Promise<string | InputRequiredResult>`. */
 function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration, addsContext: boolean, sdkTypes: Set<string>): Edit[] {
+  const type = handlerParameterType(env.ts, parameter);
+  return type ? functionTypeWidening(env, type, addsContext, sdkTypes) : [];
+}
+
+/**
+ * A function type a handler is held under (a registrar's parameter, a list entry's member), widened
+ * to pass the context (`addsContext`: after its last parameter) and to promise an input-required
+ * result too. The type must return a `Promise<T>` (checked by the analysis).
+ */
+export function functionTypeWidening(env: Pick<WrapperEnv, 'ts' | 'sourceFile'>, type: ts.FunctionTypeNode, addsContext: boolean, sdkTypes: Set<string>): Edit[] {
   const { ts, sourceFile } = env;
-  const type = handlerParameterType(ts, parameter);
-  if (!type) return [];
   const edits: Edit[] = [];
   if (addsContext) {
     sdkTypes.add('ServerContext');
