@@ -287,17 +287,18 @@ export function markUndone(site: SiteReport, status: 'rolled-back' | 'not-writte
 export function markRolledBack(entry: Entry, undone: readonly SiteReport[], cause: string): void {
   const text = entry.sourceFile?.getFullText();
   if (text === undefined || text !== entry.afterSdkUpgrade) return;
-  const markers = new Map<number, string>();
+  const markers = new Map<number, { reason: string; hint: string }>();
   for (const site of entry.sites) {
     if (site.markerLine === undefined || markers.has(site.markerLine - 1)) continue;
-    if (undone.includes(site)) markers.set(site.markerLine - 1, markerText('rolled-back', cause));
-    else if (site.status === 'refused' && site.reason !== undefined) markers.set(site.markerLine - 1, markerText(site.reason, site.hint ?? ''));
+    if (undone.includes(site)) markers.set(site.markerLine - 1, { reason: 'rolled-back', hint: cause });
+    else if (site.status === 'refused' && site.reason !== undefined) markers.set(site.markerLine - 1, { reason: site.reason, hint: site.hint ?? '' });
   }
   const lines = text.split('\n');
   const cr = text.includes('\r\n') ? '\r' : '';
   for (const [index, marker] of [...markers].sort(([a], [b]) => b - a)) {
     if (index >= lines.length || (index > 0 && lines[index - 1]!.includes('mrtr-migrate:'))) continue;
-    lines.splice(index, 0, `${/^[ \t]*/.exec(lines[index]!)![0]}${marker}${cr}`);
+    const indent = /^[ \t]*/.exec(lines[index]!)![0];
+    lines.splice(index, 0, `${indent}${markerText(marker.reason, marker.hint, indent)}${cr}`);
   }
   entry.sourceFile!.replaceWithText(lines.join('\n'));
 }

@@ -198,8 +198,9 @@ describe('markers', () => {
     for (const site of result.sites) {
       if (site.status !== 'refused' || !site.hint || !site.reason) continue;
       // The site's marker as the analysis wrote it (the input's lines), and as the output has it.
-      const written = markerText(site.reason, site.hint);
-      const marker = output.find(l => shape(l) === shape(written) && !input.includes(l));
+      const indented = (l: string) => markerText(site.reason!, site.hint!, /^[ \t]*/.exec(l)![0]);
+      const marker = output.find(l => shape(l) === shape(indented(l)) && !input.includes(l));
+      const written = marker ? indented(marker) : markerText(site.reason, site.hint);
       if (!marker || numbers(written).length === 0) continue;
       const cited = numbers(marker);
       numbers(written).forEach((was, i) => {

@@ -15,11 +15,11 @@ function outputFiles(dir: string): string[] {
 }
 
 describe('refusal markers', () => {
-  it('are one line of at most 160 characters in every fixture output', () => {
+  it('are one line of at most 160 characters, their indentation included, in every fixture output', () => {
     const files = outputFiles(FIXTURES);
     const markers = files.flatMap(file => readFileSync(file, 'utf8').split('\n')
       .filter(line => /\/\/ mrtr-migrate: [a-z-]+ — /.test(line))
-      .map(line => ({ file: relative(FIXTURES, file), marker: line.trimStart() })));
+      .map(line => ({ file: relative(FIXTURES, file), marker: line.replace(/\r$/, '') })));
     // The refuse-* fixtures alone hold more than twenty: the check reads real outputs.
     expect(markers.length).toBeGreaterThan(20);
     expect(markers.filter(m => m.marker.length > MARKER_MAX)).toEqual([]);
@@ -33,5 +33,9 @@ describe('refusal markers', () => {
     const cut = markerText('parallel', long);
     expect(cut.length).toBeLessThanOrEqual(MARKER_MAX);
     expect(cut).toMatch(/^\/\/ mrtr-migrate: parallel — (word )+word…$/);
+    // Indented, the line keeps to the same length: the first clause of a hint that fits at the margin.
+    const subscribe = 'a resources/subscribe handler cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.';
+    expect(markerText('handler-kind', subscribe)).toBe(`// mrtr-migrate: handler-kind — ${subscribe}`);
+    expect(markerText('handler-kind', subscribe, '  ')).toBe('// mrtr-migrate: handler-kind — a resources/subscribe handler cannot return input_required');
   });
 });

@@ -454,21 +454,22 @@ function stateTypeStem(ts: TS, handler: Handler): string {
   return named && ts.isIdentifier(named) ? named.text : handler.method.replace('/', ' ');
 }
 
-/** The longest marker (after its indentation): one line a reader takes in at a glance; the report has the rest. */
+/** The longest marker line, its indentation included: one line a reader takes in at a glance; the report has the rest. */
 export const MARKER_MAX = 160;
 
 /**
  * `// mrtr-migrate: <reason> — <obstacle>`: the hint's first clause (up to `; ` or `: `, where the
- * hint goes on to the why and the advice), cut at a word with `…` where even that is too long. The
- * whole hint is in the report.
+ * hint goes on to the why and the advice), cut at a word with `…` where even that is too long for
+ * the line (after `indent`, the indentation it is written at). The whole hint is in the report.
  */
-export function markerText(reason: string, hint: string): string {
+export function markerText(reason: string, hint: string, indent = ''): string {
   const head = `// ${MARKER} ${reason} — `;
+  const max = Math.max(MARKER_MAX - indent.length, head.length + 40);
   const flat = hint.replace(/\s+/g, ' ').trim();
-  if (head.length + flat.length <= MARKER_MAX) return head + flat;
+  if (head.length + flat.length <= max) return head + flat;
   const clause = /^(.+?)(?:; |: )/.exec(flat)?.[1] ?? flat.replace(/\.$/, '');
-  if (head.length + clause.length <= MARKER_MAX) return head + clause;
-  const room = MARKER_MAX - head.length - 1;
+  if (head.length + clause.length <= max) return head + clause;
+  const room = max - head.length - 1;
   const cut = clause.slice(0, room + 1);
   return head + (cut.includes(' ') ? cut.slice(0, cut.lastIndexOf(' ')) : cut.slice(0, room)).replace(/[\s,;:(]+$/, '') + '…';
 }
@@ -488,7 +489,7 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
     const previousLine = text.slice(text.lastIndexOf('\n', lineStart - 2) + 1, lineStart);
     if (previousLine.includes(MARKER)) continue;
     const indent = indentAt(text, lineStart);
-    edits.push({ start: lineStart, end: lineStart, text: `${indent}${markerText(site.verdict.reason, site.verdict.hint)}${newline}` });
+    edits.push({ start: lineStart, end: lineStart, text: `${indent}${markerText(site.verdict.reason, site.verdict.hint, indent)}${newline}` });
   }
   return edits;
 }
