@@ -546,6 +546,11 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (context.type === 'handler' && !MRTR_METHODS.has(context.handler.method)) {
     return refuse('handler-kind', `a ${context.handler.method} handler cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
   }
+  // Decisive before anything about the helper itself: no handler that reaches it may ask.
+  if (context.type === 'helper' && context.handlers.every(h => !MRTR_METHODS.has(h.method))) {
+    const kinds = [...new Set(context.handlers.map(h => h.method))].join(' and ');
+    return refuse('handler-kind', `${context.helperName}() runs in a ${kinds} handler, which cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
+  }
   // An error object is not a promise: where it is thrown (or not) is judged in urlThrowVerdict.
   const isError = raw.api === 'UrlElicitationRequiredError';
   if (!isError && flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {

@@ -98,7 +98,7 @@ describe('verdict order: the first reason that applies is the one reported', () 
       dateAcross: "server.registerTool('d', {}, async () => { const at = new Date(); const a = await ask(); return { content: [{ type: 'text', text: at.toISOString() + a }] }; });",
     };
     it.each([
-      ['handler-kind', 'relay', ['subscribe', 'relay'], /^a resources\/subscribe handler cannot return input_required/],
+      ['handler-kind', 'relay', ['subscribe', 'relay'], /^ask\(\) runs in a resources\/subscribe handler, which cannot return input_required/],
       ['relay', 'fire-and-forget', ['voided', 'relay'], /^helper ask\(\) is also called at line 12, where inside the elicitation\/create request/],
       ['fire-and-forget', 'no-live-request', ['initialized', 'voided'], /^the elicitInput\(\) promise is not awaited by the handler.*\(where tools\/call "v" calls ask\(\), line 12\)/],
       ['detached-task', 'no-live-request', ['initialized', 'timer'], /^ask is only called outside requests: __snippet__\.ts:12 \(runs later, from setTimeout\(\).*; __snippet__\.ts:11 \(oninitialized runs outside any request\)/],

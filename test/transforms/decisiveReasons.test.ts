@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runPipeline } from './pipeline.js';
+
+/**
+ * Where several obstacles stand in a site's way, the marker gives the one that decides (a handler
+ * kind that cannot ask, fire-and-forget, a caller outside requests, ...), above the statement the
+ * site is on, and no other (src/analysis/reasons.ts).
+ */
+
+const file = join(import.meta.dirname, '../../fixtures/__decisive_snippet__.ts');
+const HEAD = [
+  "import { McpServer } from '@modelcontextprotocol/server';",
+  "import * as z from 'zod/v4';",
+  "export const server = new McpServer({ name: 'd', version: '1' }, { capabilities: { resources: { subscribe: true } } });",
+];
+
+/** Each refused site as `<line> <reason>`, and the marker written above that line. */
+function refusals(lines: string[]): Array<{ site: string; marker: string | undefined }> {
+  const result = runPipeline(file, [...HEAD, ...lines].join('\n'));
+  const out = result.text.split('\n');
+  return result.sites.filter(s => s.status === 'refused').map(s => {
+    const statement = [...HEAD, ...lines][s.line - 1]!.trim();
+    const at = out.findIndex(l => l.trim() === statement);
+    return { site: `${s.line} ${s.reason}`, marker: at > 0 && out[at - 1]!.includes('mrtr-migrate:') ? out[at - 1]!.trim() : undefined };
+  });
+}
+
+describe('the decisive reason', () => {
+  it('for a helper only a resources/subscribe handler reaches, through an instance method: the handler kind, not how it is called', () => {
+    expect(refusals([
+      'class Gate {',
+      '  async allow(uri: string): Promise<boolean> {',
+      "    const reply = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: uri } }], maxTokens: 5 });",
+      "    return reply.content.type === 'text';",
+      '  }',
+      '}',
+      'const gate = new Gate();',
+      "server.server.setRequestHandler('resources/subscribe', async (request) => {",
+      '  await gate.allow(request.params.uri);',
+      '  return {};',
+      '});',
+    ])).toEqual([{ site: '6 handler-kind', marker: '// mrtr-migrate: handler-kind — allow() runs in a resources/subscribe handler, which cannot return input_required' }]);
+  });
+
+  it('for a question started with void after the answer: fire-and-forget, and its handler is blocked by it', () => {
+    const found = refusals([
+      'async function rateLater(name: string): Promise<void> {',
+      "  const rating = await server.server.elicitInput({ mode: 'form', message: `Rate ${name}?`, requestedSchema: { type: 'object', properties: {} } });",
+      '  console.error(rating.action);',
+      '}',
+      "server.registerTool('ship', { inputSchema: z.object({ name: z.string() }) }, async ({ name }, ctx) => {",
+      "  const go = await ctx.mcpReq.elicitInput({ mode: 'form', message: `Ship ${name}?`, requestedSchema: { type: 'object', properties: {} } });",
+      "  if (go.action !== 'accept') return { content: [] };",
+      '  void rateLater(name);',
+      "  return { content: [{ type: 'text', text: 'shipped' }] };",
+      '});',
+    ]);
+    expect(found.map(f => f.site)).toEqual(['5 fire-and-forget', '9 blocked-by-sibling']);
+    expect(found[0]!.marker).toMatch(/^\/\/ mrtr-migrate: fire-and-forget — the elicitInput\(\) promise is not awaited by the handler/);
+    expect(found[1]!.marker).toMatch(/^\/\/ mrtr-migrate: blocked-by-sibling — .*is refused \(fire-and-forget\)/);
+  });
+
+  it('for a helper only oninitialized calls: no live request; for one no caller the analysis sees reaches: caller not found', () => {
+    expect(refusals([
+      'async function roots(): Promise<string[]> {',
+      '  const { roots: found } = await server.server.listRoots();',
+      '  return found.map(r => r.uri);',
+      '}',
+      'server.server.oninitialized = async () => { console.error(await roots()); };',
+      'async function stray(): Promise<void> {',
+      '  await server.server.listRoots();',
+      '}',
+      'export const later = [stray];',
+    ])).toEqual([
+      { site: '5 no-live-request', marker: '// mrtr-migrate: no-live-request — roots is only called outside requests' },
+      { site: '10 caller-not-found', marker: '// mrtr-migrate: caller-not-found — no caller of stray() leads to a request handler the analysis can see' },
+    ]);
+  });
+});
