@@ -161,7 +161,7 @@ describe('a v2 project', () => {
 });
 
 describe('a mixed project', () => {
-  it('skips ignored, declaration and build files, reports HTTP and startup sites', () => {
+  it('skips ignored, declaration and build files, reports HTTP entries and a question no caller reaches', () => {
     const dir = makeProject('mixed', { nodeModules: true });
     const before = snapshot(dir);
     const run = runCli(dir, ['--dry-run', '--format', 'json']);
@@ -177,8 +177,8 @@ describe('a mixed project', () => {
     const http = report.servingEntries.find((e: any) => e.file === 'src/http.ts');
     expect(http).toMatchObject({ transport: 'streamable-http', status: 'manual' });
     expect(http.message).toContain('createMcpHandler');
-    const startup = report.sites.find((s: any) => s.file === 'src/tools/ask.js');
-    expect(startup).toMatchObject({ status: 'refused', reason: 'no-live-request' });
+    const uncalled = report.sites.find((s: any) => s.file === 'src/tools/ask.js');
+    expect(uncalled).toMatchObject({ status: 'refused', reason: 'caller-not-found' });
     expect(report.sites.find((s: any) => s.file === 'src/tools/translate.ts')).toMatchObject({ kind: 'sampling' });
     expect(report.packageJsonChanges).toEqual([expect.objectContaining({ applied: false, removed: ['@modelcontextprotocol/sdk'] })]);
     expect(existsSync(path.join(dir, 'mrtr-migrate-report.md'))).toBe(true);
