@@ -29,6 +29,24 @@ export function sideEffectsBefore(
     const decl = resolveIdentifier(ts, root);
     return !!decl && (decl.scope === fn || isWithinNode(decl.scope, fn));
   };
+  /**
+   * `ideas.push(text)` on a `const` of the handler that holds a collection it made (`[]`, `new Map()`):
+   * nothing outside the call sees the change, and the collection travels in requestState. Handing the
+   * collection to anything else is a call or an assignment noted on its own.
+   */
+  const changesOwnCollection = (call: ts.CallExpression): boolean => {
+    const callee = skipOuter(ts, call.expression);
+    if (!ts.isPropertyAccessExpression(callee) || !IN_PLACE_METHODS.has(callee.name.text)) return false;
+    // sort() calls the comparator it is given, which may do anything.
+    if (callee.name.text === 'sort' && call.arguments.length > 0) return false;
+    const target = skipOuter(ts, callee.expression);
+    const decl = ts.isIdentifier(target) ? resolveIdentifier(ts, target) : undefined;
+    if (decl?.kind !== 'const' || !isWithinNode(decl.scope, fn) || !ts.isVariableDeclaration(decl.declaration) || !decl.declaration.initializer) return false;
+    const made = skipOuter(ts, decl.declaration.initializer);
+    if (ts.isArrayLiteralExpression(made)) return true;
+    const ctor = ts.isNewExpression(made) ? skipOuter(ts, made.expression) : undefined;
+    return !!ctor && ts.isIdentifier(ctor) && ['Array', 'Map', 'Set'].includes(ctor.text) && resolveIdentifier(ts, ctor) === undefined;
+  };
   const note = (node: ts.Node, what: string): void => {
     const text = node.getText().replace(/\s+/g, ' ');
     found.push(`${what}: \`${text.length > 70 ? `${text.slice(0, 67)}...` : text}\``);
@@ -37,7 +55,7 @@ export function sideEffectsBefore(
     if (isFunctionLike(ts, node) || ts.isClassLike(node)) return;
     if (isQuestion(node)) return;
     if (ts.isCallExpression(node)) {
-      if (!isEffectFreeCall(ts, node, checker)) {
+      if (!isEffectFreeCall(ts, node, checker) && !changesOwnCollection(node)) {
         note(node, 'call');
         return;
       }
@@ -122,6 +140,9 @@ function codeBefore(ts: TS, fn: ts.FunctionLikeDeclaration, statement: ts.Statem
   // The question's own statement is looked at separately (only its part before the await counts).
   return [...seen].filter(n => n.kind === 'plain' && n.ast && !isWithinNode(n.ast, statement)).map(n => n.ast!).sort((a, b) => a.pos - b.pos);
 }
+
+/** Methods that change the array, Map or Set they are called on, and nothing else. */
+const IN_PLACE_METHODS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin', 'set', 'add', 'delete', 'clear']);
 
 /** A call that changes nothing a handler's outcome depends on: a pure one from the table, or logging and the like. */
 function isEffectFreeCall(ts: TS, call: ts.CallExpression, checker: ts.TypeChecker | undefined): boolean {

@@ -57,6 +57,32 @@ describe('side effects before the question', () => {
     expect((result.verdict as { notes: string[] }).notes[0]).toMatch(/if the client never retries/);
   });
 
+  it('none for changes to a collection the handler made itself; changes to one it did not make, or a comparator, are listed', () => {
+    const own = effects([
+      '  const seen: string[] = [];',
+      '  const counts = new Map<string, number>();',
+      "  seen.push('a');",
+      "  counts.set('a', 1);",
+      '  seen.sort();',
+      ASK, END,
+    ]);
+    expect(own.effects).toEqual([]);
+    expect(own.verdict).toMatchObject({ kind: 'migrate', review: false });
+    const shared = effects([
+      '  const mine: string[] = [];',
+      "  log.push('a');",
+      '  const alias = log;',
+      "  alias.push('b');",
+      '  mine.sort((x, y) => { calls++; return x.localeCompare(y); });',
+      ASK, END,
+    ], ['const log: string[] = [];']);
+    expect(shared.effects).toEqual([
+      "call: `log.push('a')`",
+      "call: `alias.push('b')`",
+      'call: `mine.sort((x, y) => { calls++; return x.localeCompare(y); })`',
+    ]);
+  });
+
   it('counts what runs in enclosing conditions and in the question\'s own arguments', () => {
     const inCondition = effects([
       "  if (await db.read('flag')) {",

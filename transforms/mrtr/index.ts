@@ -464,6 +464,7 @@ export const MARKER_MAX = 160;
  */
 export function markerText(reason: string, hint: string, indent = ''): string {
   const head = `// ${MARKER} ${reason} — `;
+  // However deep the indentation, a marker keeps 40 characters of its hint.
   const max = Math.max(MARKER_MAX - indent.length, head.length + 40);
   const flat = hint.replace(/\s+/g, ' ').trim();
   if (head.length + flat.length <= max) return head + flat;
