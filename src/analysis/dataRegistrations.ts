@@ -1,6 +1,7 @@
 import type * as ts from 'typescript';
 import { forEachValueIdentifier, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
+import { returnedFunction } from './wrappedHandlers.js';
 import type { TS } from './types.js';
 
 /**
@@ -23,29 +24,47 @@ export interface DataRegistered {
   slotType: ts.FunctionTypeNode | undefined;
 }
 
-/** `handler` / `tool.handler` of a `for (const ... of list)` loop: the entry's property it reads. */
+/**
+ * `handler` / `tool.handler` of a `for (const ... of list)` loop: the entry's property it reads;
+ * `made` where the registration calls it (`tool.factory({ server })`) and registers what it returns.
+ */
 interface EntryRead {
   loop: ts.ForOfStatement;
   key: string;
+  made: boolean;
 }
 
 export function dataRegisteredFunctions(ts: TS, call: ts.CallExpression, callback: ts.Expression, functionOf: (e: ts.Expression) => ts.FunctionLikeDeclaration | undefined): DataRegistered[] {
-  const read = entryRead(ts, callback);
+  const read = registeredRead(ts, callback);
   if (!read) return [];
   const list = listOf(ts, read.loop.expression);
-  // A declared element type whose function member the rewrite cannot widen would reject the rewritten handlers.
-  if (!list || (list.typed && !list.slot(read.key))) return [];
+  if (!list) return [];
   const nameRead = call.arguments[0] && entryRead(ts, call.arguments[0]);
-  const found = list.entries.flatMap(entry => {
+  const found: DataRegistered[] = [];
+  for (const { entry, type } of list.entries) {
+    // A declared element type whose function member the rewrite cannot widen would reject the rewritten handlers;
+    // the list's and the entry's own declaration must name the same member.
+    const slots = [list.type, type].filter((t): t is ts.TypeNode => t !== undefined).map(t => slotType(ts, t, read));
+    if (slots.some(s => s === undefined || s !== slots[0])) return [];
     const value = member(ts, entry, read.key);
-    const fn = value && (ts.isMethodDeclaration(value) ? value : functionOf(value));
-    if (!fn) return [];
+    const held = value && (ts.isMethodDeclaration(value) ? value : functionOf(value));
+    // A factory's whole body returns the handler: it runs once, at registration.
+    const fn = held && read.made ? returnedFunction(ts, held) : held;
+    if (!fn) continue;
     const nameValue = nameRead?.loop === read.loop ? member(ts, entry, nameRead.key) : undefined;
     const literal = nameValue && !ts.isMethodDeclaration(nameValue) ? skipOuter(ts, nameValue) : undefined;
-    return [{ fn, name: literal && ts.isStringLiteralLike(literal) ? literal.text : undefined, slotType: list.slot(read.key) }];
-  });
+    found.push({ fn, name: literal && ts.isStringLiteralLike(literal) ? literal.text : undefined, slotType: slots[0] });
+  }
   // A function two entries hold is registered under two names: one rewrite cannot bind it to both.
   return found.filter(f => found.filter(g => g.fn === f.fn).length === 1);
+}
+
+/** The entry's function (`tool.handler`), or what its factory makes (`tool.factory({ server })`). */
+function registeredRead(ts: TS, e: ts.Expression): EntryRead | undefined {
+  const inner = skipOuter(ts, e);
+  if (!ts.isCallExpression(inner)) return entryRead(ts, inner);
+  const read = entryRead(ts, inner.expression);
+  return read && { ...read, made: true };
 }
 
 function entryRead(ts: TS, e: ts.Expression): EntryRead | undefined {
@@ -56,13 +75,13 @@ function entryRead(ts: TS, e: ts.Expression): EntryRead | undefined {
     if (!element || !ts.isBindingElement(element) || element.dotDotDotToken || !ts.isObjectBindingPattern(element.parent)) return undefined;
     const key = element.propertyName ? propertyKey(ts, element.propertyName) : element.name.getText();
     const loop = loopOf(ts, element.parent.parent);
-    return loop && key !== undefined && !isWritten(ts, decl!) ? { loop, key } : undefined;
+    return loop && key !== undefined && !isWritten(ts, decl!) ? { loop, key, made: false } : undefined;
   }
   if (ts.isPropertyAccessExpression(inner) && ts.isIdentifier(inner.expression)) {
     const decl = resolveIdentifier(ts, inner.expression);
     const declaration = decl?.declaration;
     const loop = declaration && ts.isVariableDeclaration(declaration) && ts.isIdentifier(declaration.name) ? loopOf(ts, declaration) : undefined;
-    return loop && !isWritten(ts, decl!) ? { loop, key: inner.name.text } : undefined;
+    return loop && !isWritten(ts, decl!) ? { loop, key: inner.name.text, made: false } : undefined;
   }
   return undefined;
 }
@@ -84,58 +103,112 @@ function isWritten(ts: TS, decl: LocalDecl): boolean {
   return written;
 }
 
+/** An entry of a list, and the type its own `const` declares (`const deploy: Tool = { ... }`), if any. */
+interface ListEntry {
+  entry: ts.ObjectLiteralExpression;
+  type: ts.TypeNode | undefined;
+}
+
 /**
- * A `const` list of the file: its entries (object literals, written in its initializer or pushed),
- * when every other use of it is a for-of loop; and the function type its declared element type
- * gives a member, if it declares one.
+ * The entries of the list a loop iterates, where every one is seen: a `const` of the file (its
+ * initializer and what is pushed on it), or a parameter of a function of the file that only its
+ * calls in the file give a value (`registerAll(server, [deploy, rollback])`). `type` is the element
+ * type the list declares, if it declares one.
  */
-function listOf(ts: TS, e: ts.Expression): { entries: ts.ObjectLiteralExpression[]; typed: boolean; slot: (key: string) => ts.FunctionTypeNode | undefined } | undefined {
+function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.TypeNode | undefined } | undefined {
   const id = skipOuter(ts, e);
   const decl = ts.isIdentifier(id) ? resolveIdentifier(ts, id) : undefined;
   const declaration = decl?.declaration;
-  if (decl?.kind !== 'const' || !declaration || !ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
-  const initial = skipOuter(ts, declaration.initializer);
-  if (!ts.isArrayLiteralExpression(initial) || isExported(ts, declaration)) return undefined;
-  const written: ts.Expression[] = [...initial.elements];
-  let open = false;
-  forEachValueIdentifier(ts, declaration.getSourceFile(), use => {
-    if (open || use === decl.nameNode || resolveIdentifier(ts, use) !== decl) return;
-    const parent = use.parent;
-    if (ts.isForOfStatement(parent) && parent.expression === use) return;
-    const push = ts.isPropertyAccessExpression(parent) && parent.name.text === 'push' && ts.isCallExpression(parent.parent) && parent.parent.expression === parent ? parent.parent : undefined;
-    if (push && ts.isExpressionStatement(push.parent)) written.push(...push.arguments);
-    else open = true;
-  });
-  if (open) return undefined;
-  const entries: ts.ObjectLiteralExpression[] = [];
-  for (const w of written) {
+  if (!decl || !declaration) return undefined;
+  let written: ts.Expression[];
+  if (decl.kind === 'const' && ts.isVariableDeclaration(declaration) && declaration.initializer) {
+    const initial = skipOuter(ts, declaration.initializer);
+    if (!ts.isArrayLiteralExpression(initial) || isExported(ts, declaration)) return undefined;
+    written = [...initial.elements];
+  } else if (decl.kind === 'parameter' && ts.isParameter(declaration) && !declaration.dotDotDotToken && !declaration.initializer && ts.isIdentifier(declaration.name)) {
+    const given = givenLists(ts, declaration);
+    if (!given) return undefined;
+    written = given;
+  } else {
+    return undefined;
+  }
+  const pushed = pushedOnly(ts, decl, declaration.kind === ts.SyntaxKind.Parameter ? decl.scope : declaration.getSourceFile());
+  if (!pushed) return undefined;
+  const entries: ListEntry[] = [];
+  for (const w of [...written, ...pushed]) {
     const entry = objectOf(ts, w);
     if (!entry) return undefined; // a spread or a value the file does not write out: the list is not all seen
     entries.push(entry);
   }
-  return { entries, typed: declaration.type !== undefined, slot: key => slotType(ts, declaration.type, key) };
+  return { entries, type: elementType(ts, declaration.type) };
 }
 
+/** What is pushed on the list, where every other use of it in `scope` is a for-of loop's head. */
+function pushedOnly(ts: TS, decl: LocalDecl, scope: ts.Node): ts.Expression[] | undefined {
+  const pushed: ts.Expression[] = [];
+  let open = false;
+  forEachValueIdentifier(ts, scope, use => {
+    if (open || use === decl.nameNode || resolveIdentifier(ts, use) !== decl) return;
+    const parent = use.parent;
+    if (ts.isForOfStatement(parent) && parent.expression === use) return;
+    const push = ts.isPropertyAccessExpression(parent) && parent.name.text === 'push' && ts.isCallExpression(parent.parent) && parent.parent.expression === parent ? parent.parent : undefined;
+    if (push && ts.isExpressionStatement(push.parent)) pushed.push(...push.arguments);
+    else open = true;
+  });
+  return open ? undefined : pushed;
+}
+
+/**
+ * The elements of the array literals a function's calls give its parameter, where the function is
+ * declared in the file (`function registerAll(...)`, `const registerAll = (...) => ...`), not
+ * exported, and every use of its name is a call of it there: no other caller can give it a list.
+ */
+function givenLists(ts: TS, parameter: ts.ParameterDeclaration): ts.Expression[] | undefined {
+  const owner = parameter.parent;
+  const index = owner.parameters.indexOf(parameter);
+  const named = ts.isFunctionDeclaration(owner) ? owner.name
+    : (ts.isArrowFunction(owner) || ts.isFunctionExpression(owner)) && ts.isVariableDeclaration(owner.parent) && owner.parent.initializer === owner && ts.isIdentifier(owner.parent.name) ? owner.parent.name : undefined;
+  const decl = named && resolveIdentifier(ts, named);
+  if (!decl || (decl.kind !== 'function' && decl.kind !== 'const') || exportedName(ts, owner.getSourceFile(), named!.text, decl.declaration)) return undefined;
+  const elements: ts.Expression[] = [];
+  let open = false;
+  forEachValueIdentifier(ts, owner.getSourceFile(), use => {
+    if (open || use === decl.nameNode || resolveIdentifier(ts, use) !== decl) return;
+    const call = use.parent;
+    const arg = ts.isCallExpression(call) && call.expression === use ? call.arguments[index] : undefined;
+    const list = arg && skipOuter(ts, arg);
+    if (list && ts.isArrayLiteralExpression(list)) elements.push(...list.elements);
+    else open = true;
+  });
+  return open ? undefined : elements;
+}
 /** `export const list = ...` or `export { list }`: other modules may add to it. */
 function isExported(ts: TS, declaration: ts.VariableDeclaration): boolean {
-  const statement = declaration.parent.parent;
-  if (ts.isVariableStatement(statement) && statement.modifiers?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return true;
-  const name = declaration.name.getText();
-  return declaration.getSourceFile().statements.some(s => ts.isExportDeclaration(s) && !s.moduleSpecifier && s.exportClause !== undefined &&
-    ts.isNamedExports(s.exportClause) && s.exportClause.elements.some(e => (e.propertyName ?? e.name).getText() === name));
+  return exportedName(ts, declaration.getSourceFile(), declaration.name.getText(), declaration);
+}
+
+/** `export` on the declaration's statement (a function's, a variable's), or `export { name }` / `export default name` in the file. */
+function exportedName(ts: TS, file: ts.SourceFile, name: string, declaration: ts.Node): boolean {
+  const statement = ts.isVariableDeclaration(declaration) ? declaration.parent.parent : declaration;
+  if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return true;
+  return file.statements.some(s => (ts.isExportDeclaration(s) && !s.moduleSpecifier && s.exportClause !== undefined &&
+    ts.isNamedExports(s.exportClause) && s.exportClause.elements.some(e => (e.propertyName ?? e.name).getText() === name)) ||
+    (ts.isExportAssignment(s) && ts.isIdentifier(s.expression) && s.expression.text === name));
 }
 
 /** An entry written as an object literal without a spread, or a `const` of the file initialized with one. */
-function objectOf(ts: TS, e: ts.Expression): ts.ObjectLiteralExpression | undefined {
+function objectOf(ts: TS, e: ts.Expression): ListEntry | undefined {
   let inner = skipOuter(ts, e);
+  let type: ts.TypeNode | undefined;
   if (ts.isIdentifier(inner)) {
     const decl = resolveIdentifier(ts, inner);
     const init = decl?.kind === 'const' && ts.isVariableDeclaration(decl.declaration) ? decl.declaration.initializer : undefined;
     if (!init) return undefined;
+    type = (decl!.declaration as ts.VariableDeclaration).type;
     inner = skipOuter(ts, init);
   }
   // A spread may bring any member, the function included.
-  return ts.isObjectLiteralExpression(inner) && !inner.properties.some(p => ts.isSpreadAssignment(p)) ? inner : undefined;
+  return ts.isObjectLiteralExpression(inner) && !inner.properties.some(p => ts.isSpreadAssignment(p)) ? { entry: inner, type } : undefined;
 }
 
 /** The value an entry gives a member: `key: value`, `key` (shorthand), or a method. */
@@ -153,25 +226,33 @@ function propertyKey(ts: TS, name: ts.PropertyName): string | undefined {
   return ts.isIdentifier(name) || ts.isStringLiteralLike(name) ? name.text : undefined;
 }
 
-/**
- * `Registration[]` / `Array<Registration>` where the file declares `type Registration = { handler: () => Promise<R> }`
- * (or an interface): the function type of `handler`.
- */
-function slotType(ts: TS, listType: ts.TypeNode | undefined, key: string): ts.FunctionTypeNode | undefined {
+/** `Registration[]` / `Array<Registration>`: the element type a list declares. */
+function elementType(ts: TS, listType: ts.TypeNode | undefined): ts.TypeNode | undefined {
   if (!listType) return undefined;
-  const element = ts.isArrayTypeNode(listType) ? listType.elementType
-    : ts.isTypeReferenceNode(listType) && listType.typeName.getText() === 'Array' && listType.typeArguments?.length === 1 ? listType.typeArguments[0]! : undefined;
+  if (ts.isArrayTypeNode(listType)) return listType.elementType;
+  return ts.isTypeReferenceNode(listType) && listType.typeName.getText() === 'Array' && listType.typeArguments?.length === 1 ? listType.typeArguments[0]! : listType;
+}
+
+/**
+ * The function type an entry's element type (a type literal, or an alias or interface of the file:
+ * `type Registration = { handler: () => Promise<R> }`) gives the function the registration reads:
+ * the member's, or what the member's factory type returns (`factory: (deps: Deps) => () => Promise<R>`).
+ */
+function slotType(ts: TS, element: ts.TypeNode, read: EntryRead): ts.FunctionTypeNode | undefined {
   let members: ts.NodeArray<ts.TypeElement> | undefined;
-  if (element && ts.isTypeLiteralNode(element)) members = element.members;
-  else if (element && ts.isTypeReferenceNode(element) && ts.isIdentifier(element.typeName) && !element.typeArguments) {
+  if (ts.isTypeLiteralNode(element)) members = element.members;
+  else if (ts.isTypeReferenceNode(element) && ts.isIdentifier(element.typeName) && !element.typeArguments) {
     const name = element.typeName.text;
     const declared = element.getSourceFile().statements.find((s): s is ts.TypeAliasDeclaration | ts.InterfaceDeclaration =>
       (ts.isTypeAliasDeclaration(s) || ts.isInterfaceDeclaration(s)) && s.name.text === name && !s.typeParameters);
     if (declared && ts.isInterfaceDeclaration(declared) && !declared.heritageClauses) members = declared.members;
     if (declared && ts.isTypeAliasDeclaration(declared) && ts.isTypeLiteralNode(declared.type)) members = declared.type.members;
   }
-  const signature = members?.find(m => ts.isPropertySignature(m) && m.name && propertyKey(ts, m.name) === key);
-  const type = signature && ts.isPropertySignature(signature) ? signature.type : undefined;
+  const signature = members?.find(m => (ts.isPropertySignature(m) || ts.isMethodSignature(m)) && m.name && propertyKey(ts, m.name) === read.key);
+  let type: ts.TypeNode | undefined;
+  if (signature && ts.isPropertySignature(signature)) type = read.made ? (signature.type && ts.isFunctionTypeNode(signature.type) ? signature.type.type : undefined) : signature.type;
+  // `make(deps: Deps): () => Promise<R>`: what a factory method returns (a method is no slot to hold the handler itself).
+  if (signature && ts.isMethodSignature(signature) && read.made) type = signature.type;
   // The rewrite widens what it promises: `Promise<T>` becomes `Promise<T | InputRequiredResult>`.
   const promises = type && ts.isFunctionTypeNode(type) && ts.isTypeReferenceNode(type.type) && type.type.typeName.getText() === 'Promise' && type.type.typeArguments?.length === 1;
   return promises ? type as ts.FunctionTypeNode : undefined;

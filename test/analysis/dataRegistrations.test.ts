@@ -47,3 +47,37 @@ describe('a list of registrations iterated into registerTool', () => {
     expect(summary(typed)).toEqual(['4 refuse:caller-not-found']);
   });
 });
+
+describe('entries whose factory makes the handler, given to a registrar at its calls', () => {
+  const ENTRY = [
+    'type Entry = { id: string; factory: (deps: { s: typeof server }) => () => Promise<unknown> };',
+    'const go: Entry = { id: "go", factory: ({ s }) => async () => { const a = await s.server.elicitInput({ mode: "form", message: "Go?", requestedSchema: { type: "object", properties: {} } }); return { content: [{ type: "text" as const, text: a.action }] }; } };',
+  ];
+  const REGISTRAR = ['function registerAll(list: Entry[]) {', '  for (const entry of list) server.registerTool(entry.id, {}, entry.factory({ s: server }));', '}'];
+  const HEAD_ONLY = HEAD.slice(0, 2);
+
+  it('registers what each entry\'s factory returns, under the entry\'s name, where every call of the registrar writes its list', () => {
+    for (const calls of [['registerAll([go]);'], ['registerAll([go]);', 'registerAll([]);']]) {
+      // Typed only: without types nothing shows that the factory's `s` is a server.
+      const { typed } = analyzeBoth([...HEAD_ONLY, ...ENTRY, ...REGISTRAR, ...calls].join('\n'));
+      expect(summary(typed), calls.join(' ')).toEqual(['4 migrate go']);
+    }
+  });
+
+  it('is not followed where a list may come from elsewhere or the factory type cannot be widened: the caller is not found', () => {
+    const open: Array<[string[], string[]]> = [
+      [REGISTRAR.map((l, i) => (i === 0 ? `export ${l}` : l)), ['registerAll([go]);']], // other modules may call it
+      [REGISTRAR, ['registerAll([go]);', 'export { registerAll };']],
+      [REGISTRAR, ['const all = [go];', 'registerAll(all);']], // a list the call does not write out
+      [REGISTRAR, ['registerAll([go]);', 'setTimeout(registerAll, 1, [go]);']], // handed on as a value
+      [REGISTRAR, ['registerAll([{ ...go }]);']],
+    ];
+    for (const [registrar, calls] of open) {
+      const { typed } = analyzeBoth([...HEAD_ONLY, ...ENTRY, ...registrar, ...calls].join('\n'));
+      expect(summary(typed), [...registrar, ...calls].join(' ')).toEqual(['4 refuse:caller-not-found']);
+    }
+    const unwidenable = ['type Make = () => Promise<unknown>;', ENTRY[0]!.replace('=> () => Promise<unknown>', '=> Make'), ENTRY[1]!];
+    const { typed } = analyzeBoth([...HEAD_ONLY, ...unwidenable, ...REGISTRAR, 'registerAll([go]);'].join('\n'));
+    expect(summary(typed)).toEqual(['5 refuse:caller-not-found']);
+  });
+});
