@@ -7,7 +7,7 @@ import { isDualEraPush } from './dualEra.js';
 import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, mappedQuestion, type AnswerForm, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
-import { discoverHandlers, handlerIndex } from './handlers.js';
+import { discoverHandlers, handlerIndex, takesRequest } from './handlers.js';
 import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
 import { helperCallProblem, isExportedHelper, otherHelperReference, splitHelper, type HelperContext, type HelperQuestion, type HelperSplit } from './helpers.js';
 import { liveLocals, type LiveLocalsResult } from './locals.js';
@@ -1066,10 +1066,10 @@ function handlerShapeProblem(ts: TS, handler: Handler, flow: FlowInfo): string |
     if (!rename) return 'the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).';
     if ('problem' in rename) return `${rename.problem}.`;
   }
-  if (handler.registration !== 'setRequestHandler' && handler.name === undefined && handler.nameExpression === undefined) {
+  if (!takesRequest(handler) && handler.name === undefined && handler.nameExpression === undefined) {
     return 'the tool / prompt / resource name is neither a string literal nor a constant the handler reads unchanged (a const, an `as const` or enum member, an unassigned parameter); the state binding needs it.';
   }
-  if (handler.registration === 'setRequestHandler') {
+  if (takesRequest(handler)) {
     const request = fn.parameters[0];
     if (request && !ts.isIdentifier(request.name)) return 'the handler destructures its request parameter; name it (e.g. `request`) so the state can be bound to the call.';
   }

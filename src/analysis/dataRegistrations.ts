@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { forEachValueIdentifier, resolveIdentifier, type LocalDecl } from './scope.js';
+import { forEachValueIdentifier, isExported, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import { returnedFunction } from './wrappedHandlers.js';
 import type { TS } from './types.js';
@@ -123,7 +123,7 @@ function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.Type
   let written: ts.Expression[];
   if (decl.kind === 'const' && ts.isVariableDeclaration(declaration) && declaration.initializer) {
     const initial = skipOuter(ts, declaration.initializer);
-    if (!ts.isArrayLiteralExpression(initial) || isExported(ts, declaration)) return undefined;
+    if (!ts.isArrayLiteralExpression(initial) || isExported(ts, declaration.getSourceFile(), declaration.name.getText(), declaration)) return undefined;
     written = [...initial.elements];
   } else if (decl.kind === 'parameter' && ts.isParameter(declaration) && !declaration.dotDotDotToken && !declaration.initializer && ts.isIdentifier(declaration.name)) {
     const given = givenLists(ts, declaration);
@@ -169,7 +169,7 @@ function givenLists(ts: TS, parameter: ts.ParameterDeclaration): ts.Expression[]
   const named = ts.isFunctionDeclaration(owner) ? owner.name
     : (ts.isArrowFunction(owner) || ts.isFunctionExpression(owner)) && ts.isVariableDeclaration(owner.parent) && owner.parent.initializer === owner && ts.isIdentifier(owner.parent.name) ? owner.parent.name : undefined;
   const decl = named && resolveIdentifier(ts, named);
-  if (!decl || (decl.kind !== 'function' && decl.kind !== 'const') || exportedName(ts, owner.getSourceFile(), named!.text, decl.declaration)) return undefined;
+  if (!decl || (decl.kind !== 'function' && decl.kind !== 'const') || isExported(ts, owner.getSourceFile(), named!.text, decl.declaration)) return undefined;
   const elements: ts.Expression[] = [];
   let open = false;
   forEachValueIdentifier(ts, owner.getSourceFile(), use => {
@@ -182,20 +182,6 @@ function givenLists(ts: TS, parameter: ts.ParameterDeclaration): ts.Expression[]
   });
   return open ? undefined : elements;
 }
-/** `export const list = ...` or `export { list }`: other modules may add to it. */
-function isExported(ts: TS, declaration: ts.VariableDeclaration): boolean {
-  return exportedName(ts, declaration.getSourceFile(), declaration.name.getText(), declaration);
-}
-
-/** `export` on the declaration's statement (a function's, a variable's), or `export { name }` / `export default name` in the file. */
-function exportedName(ts: TS, file: ts.SourceFile, name: string, declaration: ts.Node): boolean {
-  const statement = ts.isVariableDeclaration(declaration) ? declaration.parent.parent : declaration;
-  if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return true;
-  return file.statements.some(s => (ts.isExportDeclaration(s) && !s.moduleSpecifier && s.exportClause !== undefined &&
-    ts.isNamedExports(s.exportClause) && s.exportClause.elements.some(e => (e.propertyName ?? e.name).getText() === name)) ||
-    (ts.isExportAssignment(s) && ts.isIdentifier(s.expression) && s.expression.text === name));
-}
-
 /** An entry written as an object literal without a spread, or a `const` of the file initialized with one. */
 function objectOf(ts: TS, e: ts.Expression): ListEntry | undefined {
   let inner = skipOuter(ts, e);

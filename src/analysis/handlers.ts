@@ -3,6 +3,7 @@ import { isAssignedIn, isFunctionLike, resolveIdentifier, resolveName } from './
 import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, HandlerWrapper, Registration, SdkGeneration, TS } from './types.js';
 import { dataRegisteredFunctions } from './dataRegistrations.js';
+import { dispatchedHandlers } from './dispatchMaps.js';
 import { describeWrapper, innerHandlerCall, parameterOf, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
 
 /**
@@ -41,7 +42,7 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   const first = call.arguments[0];
   if (fn) {
     const handler = handlerOf(ts, call, resolver, receiver.sdk, fn, first && registeredName(ts, first, fn, resolver.checker));
-    return handler ? [handler, ...registrarWrapped(ts, call, handler, resolver)] : [];
+    return handler ? [handler, ...registrarWrapped(ts, call, handler, resolver), ...dispatchedHandlers(ts, handler, resolver.checker)] : [];
   }
   if (!last) return [];
   const wrapped = wrapperCallHandler(ts, call, last, resolver, receiver.sdk);
@@ -302,4 +303,9 @@ export function handlerIndex(handlers: Handler[]): Map<ts.FunctionLikeDeclaratio
 
 export function isHandlerCallback(ts: TS, node: ts.Node, index: Map<ts.FunctionLikeDeclaration, Handler>): node is ts.FunctionLikeDeclaration {
   return isFunctionLike(ts, node) && index.has(node);
+}
+
+/** A low-level handler's callback takes the request (a tool picked from a dispatch map takes its arguments). */
+export function takesRequest(handler: Pick<Handler, 'registration' | 'dispatched'>): boolean {
+  return handler.registration === 'setRequestHandler' && !handler.dispatched;
 }

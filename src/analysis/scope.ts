@@ -287,3 +287,15 @@ export function returnedValues(ts: TS, body: ts.ConciseBody): ts.Expression[] {
   ts.forEachChild(body, walk);
   return values;
 }
+
+/**
+ * Whether other modules may reach a declaration of the file: `export` on its statement (a function's,
+ * a variable's), or `export { name }` / `export default name` naming it.
+ */
+export function isExported(ts: TS, file: ts.SourceFile, name: string, declaration: ts.Node): boolean {
+  const statement = ts.isVariableDeclaration(declaration) ? declaration.parent.parent : declaration;
+  if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some(m => m.kind === ts.SyntaxKind.ExportKeyword)) return true;
+  return file.statements.some(s => (ts.isExportDeclaration(s) && !s.moduleSpecifier && s.exportClause !== undefined &&
+    ts.isNamedExports(s.exportClause) && s.exportClause.elements.some(e => (e.propertyName ?? e.name).getText() === name)) ||
+    (ts.isExportAssignment(s) && ts.isIdentifier(s.expression) && s.expression.text === name));
+}

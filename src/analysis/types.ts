@@ -69,6 +69,11 @@ export interface Handler {
    * the rewrite widens (undefined where the list declares no type).
    */
   data?: { slotType: ts.FunctionTypeNode | undefined };
+  /**
+   * Set when a low-level `tools/call` handler picks this function from a map by the tool's name
+   * (dispatchMaps.ts): it takes the tool's arguments and the context, not the request.
+   */
+  dispatched?: true;
 }
 
 /**
@@ -80,8 +85,8 @@ export interface HandlerWrapper {
   outer: ts.FunctionLikeDeclaration;
   /** Its one call of the handler. */
   call: ts.CallExpression;
-  /** The parameter of the wrapping / registering function the handler is given through. */
-  parameter: ts.ParameterDeclaration;
+  /** The parameter of the wrapping / registering function the handler is given through (none where it picks it from a map: dispatchMaps.ts). */
+  parameter: ts.ParameterDeclaration | undefined;
   /** Where `outer` takes its context (it may not declare it yet). */
   outerCtxParamIndex: number;
   /** Why the wrapper cannot pass a handler's input-required result on, when it cannot. */

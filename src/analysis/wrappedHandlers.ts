@@ -121,7 +121,7 @@ function wrapperProblem(ts: TS, w: HandlerWrapper, decl: LocalDecl, checker: ts.
   }
   if (w.call.arguments.length < w.outerCtxParamIndex) return `${ownerName} does not hand \`${param}\` the tool's arguments; the rewritten handler binds its state to them.`;
   if (owner.type && returnedFunction(ts, owner) === w.outer) return `${ownerName} declares the type of the function it returns, which the rewrite would have to widen to return an input-required result; drop the annotation or migrate by hand.`;
-  const typeProblem = parameterTypeProblem(ts, w.parameter, w.call.arguments.length, w.outerCtxParamIndex);
+  const typeProblem = parameterTypeProblem(ts, w.parameter!, w.call.arguments.length, w.outerCtxParamIndex);
   if (typeProblem) return `${ownerName}'s parameter \`${param}\` ${typeProblem}.`;
   const through = passThrough(ts, w, checker);
   if (through.kind === 'problem') return `${ownerName} ${through.problem} (line ${line(w.call)}).`;
@@ -208,6 +208,27 @@ export function passThrough(ts: TS, w: Pick<HandlerWrapper, 'outer' | 'call'>, c
   return blocked ?? { kind: 'hoisted', awaited, statement: statement as ts.Statement };
 }
 
+/**
+ * A statement whose run in every round nobody sees: a declaration of computed values, or a guard
+ * that only computes and returns or throws (`if (!tool) return { isError: true, ... };`).
+ */
+function rerunsUnseen(ts: TS, s: ts.Statement, checker: ts.TypeChecker | undefined): boolean {
+  if (ts.isVariableStatement(s)) return s.declarationList.declarations.every(d => isPureExpression(ts, d, checker));
+  if (!ts.isIfStatement(s) || s.elseStatement || !isPureExpression(ts, s.expression, checker)) return false;
+  const exit = ts.isBlock(s.thenStatement) && s.thenStatement.statements.length === 1 ? s.thenStatement.statements[0]! : s.thenStatement;
+  if (ts.isReturnStatement(exit)) return !exit.expression || isPureExpression(ts, exit.expression, checker);
+  return ts.isThrowStatement(exit) && isErrorConstruction(ts, exit.expression, checker);
+}
+
+/** `new Error(...)`, `new McpError(code, message)`: a global or imported error class given computed values. */
+function isErrorConstruction(ts: TS, e: ts.Expression, checker: ts.TypeChecker | undefined): boolean {
+  const inner = skipOuter(ts, e);
+  if (!ts.isNewExpression(inner) || !ts.isIdentifier(inner.expression) || !/Error$/.test(inner.expression.text)) return false;
+  const decl = resolveIdentifier(ts, inner.expression);
+  // A class of the file may do anything in its constructor.
+  return (decl === undefined || decl.kind === 'import') && (inner.arguments ?? []).every(a => isPureExpression(ts, a, checker));
+}
+
 /** `c ? await fn() : x`, `ok && await fn()`: the call runs only on one side. */
 function underCondition(ts: TS, awaited: ts.Node, statement: ts.Node): boolean {
   for (let n: ts.Node = awaited; n !== statement; n = n.parent) {
@@ -257,7 +278,7 @@ function blockedPath(ts: TS, statement: ts.Statement, body: ts.Node, checker: ts
     const parent = n.parent;
     if (ts.isBlock(parent)) {
       const earlier = parent.statements.slice(0, parent.statements.indexOf(n as ts.Statement));
-      const effect = earlier.find(s => !ts.isVariableStatement(s) || !s.declarationList.declarations.every(d => isPureExpression(ts, d, checker)));
+      const effect = earlier.find(s => !rerunsUnseen(ts, s, checker));
       if (effect) return { kind: 'problem', problem: `runs \`${firstLine(effect.getText())}\` before it calls the handler, which would run again in every round` };
       continue;
     }

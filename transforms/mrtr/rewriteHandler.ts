@@ -4,6 +4,7 @@ import type { HandlerPlan, QuestionPlan } from '../../src/analysis/index.js';
 import type { HelperSplit } from '../../src/analysis/helpers.js';
 import { bindingIdentifiers, scopeDeclarations } from '../../src/analysis/scope.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
+import { takesRequest } from '../../src/analysis/handlers.js';
 import { indentAt, quoteStyle, reindent, splice, stringLiteral, type Edit } from './text.js';
 
 
@@ -153,7 +154,7 @@ export function uniqueStep(preferred: string, used: Set<string>): string {
 /** The tool / prompt / resource name the state is bound to. */
 export function bindingNameExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const h = plan.handler;
-  if (h.registration !== 'setRequestHandler') return h.nameExpression ? h.nameExpression.getText(env.sourceFile) : quoteLike(env, h.name!);
+  if (!takesRequest(h)) return h.nameExpression ? h.nameExpression.getText(env.sourceFile) : quoteLike(env, h.name!);
   const request = parameterName(fn, 0, added);
   return h.method === 'resources/read' ? `${request}.params.uri` : `${request}.params.name`;
 }
@@ -166,7 +167,7 @@ function parameterName(fn: ts.FunctionLikeDeclaration, index: number, added: Map
 
 /** What a handler's first parameter is called where the rewrite adds it to bind the state to it. */
 export function firstParameterName(handler: Handler): string {
-  if (handler.registration === 'setRequestHandler') return 'request';
+  if (takesRequest(handler)) return 'request';
   return handler.method === 'resources/read' ? 'url' : '_args';
 }
 
@@ -179,7 +180,7 @@ export function quoteLike(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, value: str
 export function bindingArgsExpr(env: RewriteEnv, plan: HandlerPlan, fn: ts.FunctionLikeDeclaration, added: Map<number, string>): string {
   const { ts } = env;
   const h = plan.handler;
-  if (h.registration === 'setRequestHandler') {
+  if (takesRequest(h)) {
     const request = parameterName(fn, 0, added);
     return h.method === 'resources/read' ? 'null' : `${request}.params.arguments ?? null`;
   }
@@ -205,8 +206,14 @@ export function widenReturnType(env: Pick<RewriteEnv, 'ts' | 'sourceFile'>, fn: 
   const result = type.typeArguments[0]!;
   if (result.kind === ts.SyntaxKind.AnyKeyword || result.kind === ts.SyntaxKind.UnknownKeyword || /\bInputRequiredResult\b/.test(result.getText(env.sourceFile))) return [];
   sdkTypes.add('InputRequiredResult');
-  const text = ts.isUnionTypeNode(result) || ts.isTypeReferenceNode(result) || ts.isTypeLiteralNode(result) ? result.getText(env.sourceFile) : `(${result.getText(env.sourceFile)})`;
+  const text = isPlainType(ts, result) ? result.getText(env.sourceFile) : `(${result.getText(env.sourceFile)})`;
   return [{ start: result.getStart(env.sourceFile), end: result.getEnd(), text: `${text} | InputRequiredResult` }];
+}
+
+/** A type that joins a union without parentheses (a function or conditional type needs them). */
+export function isPlainType(ts: TS, type: ts.TypeNode): boolean {
+  return ts.isUnionTypeNode(type) || ts.isTypeReferenceNode(type) || ts.isTypeLiteralNode(type) || ts.isArrayTypeNode(type) ||
+    [ts.SyntaxKind.StringKeyword, ts.SyntaxKind.NumberKeyword, ts.SyntaxKind.BooleanKeyword].includes(type.kind);
 }
 
 /**

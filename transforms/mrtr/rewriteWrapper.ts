@@ -3,7 +3,7 @@ import type { HandlerWrapper, TS } from '../../src/analysis/types.js';
 import { handlerParameterType, passThrough } from '../../src/analysis/wrappedHandlers.js';
 import { skipParens } from '../../src/analysis/context.js';
 import { skipOuter } from '../../src/analysis/sdk.js';
-import { ensureParameter, LocalNames, widenReturnType, type RewriteEnv } from './rewriteHandler.js';
+import { ensureParameter, isPlainType, LocalNames, widenReturnType, type RewriteEnv } from './rewriteHandler.js';
 import { expressionBodyBlock, indentAt, type Edit } from './text.js';
 
 export type WrapperEnv = Pick<RewriteEnv, 'ts' | 'sourceFile' | 'text' | 'newline' | 'unit' | 'literals'>;
@@ -90,8 +90,8 @@ function onlyDeclared(ts: TS, statement: ts.VariableStatement, awaited: ts.Await
 }
 
 /** `handler: () => Promise<string>` → `handler: (ctx: ServerContext) => Promise<string | InputRequiredResult>`. */
-function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration, addsContext: boolean, sdkTypes: Set<string>): Edit[] {
-  const type = handlerParameterType(env.ts, parameter);
+function parameterTypeEdits(env: WrapperEnv, parameter: ts.ParameterDeclaration | undefined, addsContext: boolean, sdkTypes: Set<string>): Edit[] {
+  const type = parameter && handlerParameterType(env.ts, parameter);
   return type ? functionTypeWidening(env, type, addsContext, sdkTypes) : [];
 }
 
@@ -114,9 +114,7 @@ export function functionTypeWidening(env: Pick<WrapperEnv, 'ts' | 'sourceFile'>,
   const own = promised.getText(sourceFile);
   if (!/\bInputRequiredResult\b/.test(own)) {
     sdkTypes.add('InputRequiredResult');
-    const plain = ts.isUnionTypeNode(promised) || ts.isTypeReferenceNode(promised) || ts.isTypeLiteralNode(promised) || promised.kind === ts.SyntaxKind.StringKeyword ||
-      promised.kind === ts.SyntaxKind.NumberKeyword || promised.kind === ts.SyntaxKind.BooleanKeyword || ts.isArrayTypeNode(promised);
-    edits.push({ start: promised.getStart(sourceFile), end: promised.getEnd(), text: `${plain ? own : `(${own})`} | InputRequiredResult` });
+    edits.push({ start: promised.getStart(sourceFile), end: promised.getEnd(), text: `${isPlainType(ts, promised) ? own : `(${own})`} | InputRequiredResult` });
   }
   return edits;
 }
