@@ -13,6 +13,7 @@ import { helperCallProblem, isExportedHelper, otherHelperReference, splitHelper,
 import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
 import { indirectCallsInFile, indirectCallVia } from './projectIndex.js';
+import { splitMemberOf, type SplitMember } from './interfaceSplit.js';
 import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { observableCall } from './purity.js';
 import { serverConstructions } from './servers.js';
@@ -374,7 +375,17 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
   if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
   if (seen.has(fn)) return refused('unsupported-construct', `helper ${split.name}() is recursive.`);
   const calls = resolverOf(fn).callsOf(fn);
-  const other = otherHelperReference(ts, fn, calls);
+  // Calls that run it without calling it (through an interface member, a wrapper) refuse the split below, naming them,
+  // except those through an interface member it can be split with (interfaceSplit.ts).
+  const reaching = reachingCalls(fn);
+  const member = checker && reaching.length > calls.length ? splitMemberOf(ts, checker, fn) : undefined;
+  const throughMember = member && 'member' in member ? reaching.filter(c => calledDeclaration(ts, checker!, c) === member.member) : [];
+  if (throughMember.some(c => c.getSourceFile() !== fn.getSourceFile())) {
+    return refused('unsupported-construct', `helper ${split.name}() is called through ${memberText(ts, (member as SplitMember).member)} from another file; the interface is split with the method only where its calls are in its file.`);
+  }
+  if (throughMember.length > 0) split.member = member as SplitMember;
+  // Calls through a member or a bound copy are calls, refused below for what they are, not values.
+  const other = otherHelperReference(ts, fn, reaching);
   if (other) return refused('unsupported-construct', `helper ${split.name}() is also used as a value (line ${lineOf(other)}), which would break when it is split into a request part and a result part.`);
   const notes = split.effects.length > 0
     ? [`side effects before the question in ${split.name}() run in the asking round; if the client never retries, the code after it never runs (${split.effects.join('; ')})`]
@@ -382,9 +393,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
   // Exported, or called from other files: every use in the project must be a call the rewrite
   // changes or a plain import of it, and the parts' names must be free wherever it is imported.
   const crossing = calls.some(c => c.getSourceFile() !== fn.getSourceFile());
-  // Calls that run it without calling it (through an interface member, a wrapper) refuse the split below, naming them.
-  const reaching = reachingCalls(fn);
-  const indirect = reaching.length > calls.length;
+  const indirect = reaching.length > calls.length + throughMember.length;
   if (crossFile && !crossing && !indirect && isExportedHelper(ts, fn)) {
     return refused('unsupported-construct', `helper ${split.name}() is exported, but no other file of the project calls it: code outside the project may, and would lose it when it is split; stop exporting it, or migrate it by hand.`);
   }
@@ -416,9 +425,10 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
       else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
       continue;
     }
-    const via = indirectCallVia(caller, fn);
+    const via = throughMember.includes(caller) ? undefined : indirectCallVia(caller, fn);
     if (via) {
-      refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is reached ${via}; a split cannot follow a call that may run other code too (${at}), so migrate it by hand.` });
+      const why = member && 'problem' in member ? `, and the interface cannot be split with it: ${member.problem}` : '; a split cannot follow a call that may run other code too';
+      refusals.push({ reason: 'unsupported-construct', hint: `helper ${split.name}() is reached ${via}${why} (${at}), so migrate it by hand.` });
       continue;
     }
     const problem = helperCallProblem(ts, caller, split.name, checker);
@@ -455,6 +465,17 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
   const first = decisive(refusals, r => r.reason);
   if (first) return refused(first.reason, first.hint);
   return result;
+}
+
+/** The declaration a call's callee names (`this.confirmer.confirm` → `Confirmer.confirm`). */
+function calledDeclaration(ts: TS, checker: ts.TypeChecker, call: ts.CallExpression): ts.Declaration | undefined {
+  const callee = skipOuter(ts, call.expression);
+  return ts.isPropertyAccessExpression(callee) ? checker.getSymbolAtLocation(callee.name)?.declarations?.[0] : undefined;
+}
+
+function memberText(ts: TS, member: ts.MethodSignature): string {
+  const owner = member.parent;
+  return `${ts.isInterfaceDeclaration(owner) ? owner.name.text : '<interface>'}.${member.name.getText()}()`;
 }
 
 interface HelperChain {

@@ -4,9 +4,10 @@ import { sideEffectsBefore } from './effects.js';
 import { analyzeFlow, isPureExpression, type AnswerForm } from './flow.js';
 import { liveLocals } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
-import { forEachValueIdentifier, isFunctionLike, isValueReference, isWithinNode, resolveIdentifier } from './scope.js';
+import { forEachValueIdentifier, isAssignedIn, isFunctionLike, isValueReference, isWithinNode, resolveIdentifier } from './scope.js';
 import { functionNameNode, skipOuter } from './sdk.js';
 import type { QuestionKind, TS } from './types.js';
+import type { SplitMember } from './interfaceSplit.js';
 
 /**
  * Helpers that ask on behalf of their callers (`confirmAction(server, message)` shared by several
@@ -50,6 +51,8 @@ export interface HelperSplit {
    * file and in every file that imports it, so each file's rewrite names them alike.
    */
   partNames?: { request: string; result: string } | undefined;
+  /** The interface member the helper (a method) implements, split with it where its calls go through it (interfaceSplit.ts). */
+  member?: SplitMember | undefined;
 }
 
 export interface HelperContext {
@@ -247,10 +250,10 @@ export function helperExport(ts: TS, fn: ts.FunctionLikeDeclaration): 'declarati
  */
 export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string, checker: ts.TypeChecker | undefined): string | undefined {
   const callee = skipOuter(ts, call.expression);
-  // `confirm(...)`, `this.confirm(...)`, `this.confirmer.confirm(...)`: the parts are called on the same
-  // receiver, which each round reads again without side effects.
+  // `confirm(...)`, `this.confirm(...)`, `this.confirmer.confirm(...)`, `tools.drop.run(...)`: the parts are
+  // called on the same receiver, which each round reads again without side effects.
   if (!ts.isIdentifier(callee) && !(ts.isPropertyAccessExpression(callee) && isPlainReceiver(ts, callee.expression))) {
-    return `${name}() is called through \`${callee.getText()}\`; only \`${name}(...)\`, \`this.${name}(...)\` and calls on a chain of properties of \`this\` are rewritten`;
+    return `${name}() is called through \`${callee.getText()}\`; only \`${name}(...)\` and calls on a chain of properties of \`this\` or of a constant are rewritten`;
   }
   if (call.questionDotToken || (ts.isPropertyAccessExpression(callee) && callee.questionDotToken)) return `${name}() is called with \`?.\``;
   if (call.typeArguments?.length) return `${name}() is called with type arguments`;
@@ -265,9 +268,17 @@ export function helperCallProblem(ts: TS, call: ts.CallExpression, name: string,
   return undefined;
 }
 
-/** `this` or `this.a.b`: property reads only, no call, no `?.`, no computed key. */
+/**
+ * `this`, `this.a.b`, or a name that always holds the same object (a `const`, a parameter never
+ * assigned) and property reads on it: no call, no `?.`, no computed key.
+ */
 function isPlainReceiver(ts: TS, expr: ts.Expression): boolean {
   if (expr.kind === ts.SyntaxKind.ThisKeyword) return true;
+  if (ts.isIdentifier(expr)) {
+    const decl = resolveIdentifier(ts, expr);
+    // Not an import: a namespace's member is another module's export, which the split renames there.
+    return decl !== undefined && (decl.kind === 'const' || (decl.kind === 'parameter' && !isAssignedIn(ts, decl.scope, decl)));
+  }
   return ts.isPropertyAccessExpression(expr) && !expr.questionDotToken && isPlainReceiver(ts, expr.expression);
 }
 

@@ -194,7 +194,7 @@ function wrappedFunctionOf(ts: TS, checker: ts.TypeChecker, callee: ts.Expressio
  * The interface and base class members a method implements or overrides, and theirs in turn: calls
  * of those may run it.
  */
-function membersImplemented(ts: TS, checker: ts.TypeChecker, fn: ts.FunctionLikeDeclaration): ts.Node[] {
+export function membersImplemented(ts: TS, checker: ts.TypeChecker, fn: ts.FunctionLikeDeclaration): ts.Node[] {
   const found: ts.Node[] = [];
   const visit = (member: ts.Node): void => {
     const owner = member.parent;

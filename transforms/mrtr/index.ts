@@ -211,8 +211,8 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     const helperTypes = new Set<string>();
     const helperValues = new Set<string>();
     for (const split of analysis.helperSplits) {
-      const { edit, sdkTypes, sdkValues } = splitHelperEdit({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, checker, helperNames }, split);
-      edits.push(edit);
+      const { edit, memberEdit, sdkTypes, sdkValues } = splitHelperEdit({ ts, sourceFile, text, newline, unit, literals, module: moduleNames, checker, helperNames }, split);
+      edits.push(edit, ...(memberEdit ? [memberEdit] : []));
       for (const t of sdkTypes) helperTypes.add(t);
       for (const v of sdkValues) helperValues.add(v);
     }

@@ -18,6 +18,8 @@ export type SplitEnv = Omit<RewriteEnv, 'module' | 'stateTypeName'> & { module: 
 
 export interface HelperSplitRewrite {
   edit: Edit;
+  /** The interface member the helper implements, split with it (src/analysis/interfaceSplit.ts). */
+  memberEdit: Edit | undefined;
   sdkTypes: Set<string>;
   /** SDK values the parts use (`inputRequired`, when the helper asks itself). */
   sdkValues: Set<string>;
@@ -98,7 +100,27 @@ export function splitHelperEdit(env: SplitEnv, split: HelperSplit): HelperSplitR
   // The blank line between the parts carries no indentation (nothing else is touched: literals keep their spaces).
   const joined = lines.map((line, i) => (i === 0 ? line : line === '' ? nl : nl + indent + line)).join('');
   const sdkValues = new Set<string>(split.question.type === 'push' ? ['inputRequired'] : []);
-  return { edit: { start, end: declaration.getEnd(), text: joined }, sdkTypes, sdkValues };
+  const answer = split.readsAnswer ? `${answerParam}: ${answerParamType}` : undefined;
+  return { edit: { start, end: declaration.getEnd(), text: joined }, memberEdit: memberPartsEdit(env, split, answer), sdkTypes, sdkValues };
+}
+
+/**
+ * `confirm(message: string): Promise<boolean>;` of the interface the helper implements becomes the
+ * parts' signatures, with the member's own parameters: `confirmRequest(message: string): InputRequest;`
+ * and `confirmResult(answer: ElicitResult, message: string): boolean;`.
+ */
+function memberPartsEdit(env: SplitEnv, split: HelperSplit, answer: string | undefined): Edit | undefined {
+  if (!split.member) return undefined;
+  const { sourceFile, text, newline: nl } = env;
+  const { member, resolved } = split.member;
+  const names = env.helperNames.get(split)!;
+  const params = (indices: number[]): string[] => indices.map(i => (member.parameters[i] ?? split.fn.parameters[i]!).getText(sourceFile));
+  const request = `${names.request}(${params(split.requestParams).join(', ')}): ${split.requestAsync ? 'Promise<InputRequest>' : 'InputRequest'};`;
+  const resolvedText = resolved.getText(sourceFile);
+  const result = `${names.result}(${[...(answer ? [answer] : []), ...params(split.resultParams)].join(', ')}): ${split.resultAsync ? `Promise<${resolvedText}>` : resolvedText};`;
+  const start = member.getStart(sourceFile);
+  const signatures = split.identity ? [request] : [request, result];
+  return { start, end: member.getEnd(), text: signatures.join(`${nl}${indentAt(text, start)}`) };
 }
 
 /** One part, in the helper's own style: a function declaration, a `const` arrow function, or a method. */
