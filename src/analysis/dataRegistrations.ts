@@ -2,6 +2,7 @@ import type * as ts from 'typescript';
 import { forEachValueIdentifier, isExported, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import { returnedFunction } from './wrappedHandlers.js';
+import { onlyRead } from './dispatchMaps.js';
 import type { TS } from './types.js';
 
 /**
@@ -12,9 +13,13 @@ import type { TS } from './types.js';
  *   registrations.push({ name: 'deploy', description: '...', handler: confirmDeploy });
  *   for (const { name, description, handler } of registrations) server.registerTool(name, { description }, handler);
  *
+ *   const tools = { deploy: confirmDeploy, status: async () => ... };
+ *   for (const [name, handler] of Object.entries(tools)) server.registerTool(name, {}, handler);
+ *
  * Each function the list holds is a handler of that registration, under the name its own entry
- * gives. Followed only where the list is a `const` of the file whose every use is the loop or a
- * `push` of entries the file writes, so no entry can come from elsewhere.
+ * gives (or the key it is held under). Followed only where the list is a `const` of the file whose
+ * every use is the loop or a `push` of entries the file writes (an object: only read), so no entry
+ * can come from elsewhere.
  */
 export interface DataRegistered {
   fn: ts.FunctionLikeDeclaration;
@@ -25,38 +30,56 @@ export interface DataRegistered {
 }
 
 /**
- * `handler` / `tool.handler` of a `for (const ... of list)` loop: the entry's property it reads;
- * `made` where the registration calls it (`tool.factory({ server })`) and registers what it returns.
+ * What a registration reads of the entry a `for (const ... of list)` loop is at: a member (`handler`,
+ * `tool.handler`), or, through the `[key, value]` pair of `Object.entries(...)`, the value itself or
+ * its key; `made` where the registration calls it (`tool.factory({ server })`) and registers what it returns.
  */
 interface EntryRead {
   loop: ts.ForOfStatement;
-  key: string;
+  /** The member read, or undefined where the whole value (or the key) is. */
+  key: string | undefined;
+  /** Read through the `[key, value]` pair the loop's head destructures. */
+  pair: boolean;
+  /** The pair's key, not its value. */
+  isKey: boolean;
   made: boolean;
 }
 
 export function dataRegisteredFunctions(ts: TS, call: ts.CallExpression, callback: ts.Expression, functionOf: (e: ts.Expression) => ts.FunctionLikeDeclaration | undefined): DataRegistered[] {
   const read = registeredRead(ts, callback);
-  if (!read) return [];
+  if (!read || read.isKey) return [];
   const list = listOf(ts, read.loop.expression);
-  if (!list) return [];
+  if (!list || list.pairs !== read.pair) return [];
   const nameRead = call.arguments[0] && entryRead(ts, call.arguments[0]);
   const found: DataRegistered[] = [];
-  for (const { entry, type } of list.entries) {
+  for (const entry of list.entries) {
     // A declared element type whose function member the rewrite cannot widen would reject the rewritten handlers;
     // the list's and the entry's own declaration must name the same member.
-    const slots = [list.type, type].filter((t): t is ts.TypeNode => t !== undefined).map(t => slotType(ts, t, read));
+    const slots = [list.type, entry.type].filter((t): t is ts.TypeNode => t !== undefined).map(t => slotType(ts, t, read));
     if (slots.some(s => s === undefined || s !== slots[0])) return [];
-    const value = member(ts, entry, read.key);
+    const value = read.key === undefined ? entry.value : memberOfEntry(ts, entry, read.key);
     const held = value && (ts.isMethodDeclaration(value) ? value : functionOf(value));
     // A factory's whole body returns the handler: it runs once, at registration.
     const fn = held && read.made ? returnedFunction(ts, held) : held;
     if (!fn) continue;
-    const nameValue = nameRead?.loop === read.loop ? member(ts, entry, nameRead.key) : undefined;
-    const literal = nameValue && !ts.isMethodDeclaration(nameValue) ? skipOuter(ts, nameValue) : undefined;
-    found.push({ fn, name: literal && ts.isStringLiteralLike(literal) ? literal.text : undefined, slotType: slots[0] });
+    found.push({ fn, name: nameRead?.loop === read.loop ? entryName(ts, entry, nameRead) : undefined, slotType: slots[0] });
   }
   // A function two entries hold is registered under two names: one rewrite cannot bind it to both.
   return found.filter(f => found.filter(g => g.fn === f.fn).length === 1);
+}
+
+/** The name an entry gives where the registration reads it: the key it is held under, or a member it writes as a literal. */
+function entryName(ts: TS, entry: ListEntry, read: EntryRead): string | undefined {
+  if (read.isKey) return entry.key;
+  const value = read.key === undefined ? undefined : memberOfEntry(ts, entry, read.key);
+  const literal = value && !ts.isMethodDeclaration(value) ? skipOuter(ts, value) : undefined;
+  return literal && ts.isStringLiteralLike(literal) ? literal.text : undefined;
+}
+
+/** The entry's member `key`, where the entry is an object literal the file writes out. */
+function memberOfEntry(ts: TS, entry: ListEntry, key: string): ts.Expression | ts.MethodDeclaration | undefined {
+  const object = ts.isMethodDeclaration(entry.value) ? undefined : objectOf(ts, entry.value);
+  return object && member(ts, object.entry, key);
 }
 
 /** The entry's function (`tool.handler`), or what its factory makes (`tool.factory({ server })`). */
@@ -72,18 +95,40 @@ function entryRead(ts: TS, e: ts.Expression): EntryRead | undefined {
   if (ts.isIdentifier(inner)) {
     const decl = resolveIdentifier(ts, inner);
     const element = decl?.nameNode.parent;
-    if (!element || !ts.isBindingElement(element) || element.dotDotDotToken || !ts.isObjectBindingPattern(element.parent)) return undefined;
-    const key = element.propertyName ? propertyKey(ts, element.propertyName) : element.name.getText();
-    const loop = loopOf(ts, element.parent.parent);
-    return loop && key !== undefined && !isWritten(ts, decl!) ? { loop, key, made: false } : undefined;
+    if (!decl || !element || !ts.isBindingElement(element) || element.dotDotDotToken || isWritten(ts, decl)) return undefined;
+    const pattern = element.parent;
+    // `for (const { name, handler } of list)`, `for (const [name, { handler }] of Object.entries(tools))`
+    if (ts.isObjectBindingPattern(pattern)) {
+      const key = element.propertyName ? propertyKey(ts, element.propertyName) : element.name.getText();
+      const head = valueHolder(ts, pattern.parent);
+      return head && key !== undefined ? { ...head, key, isKey: false, made: false } : undefined;
+    }
+    // `for (const [name, handler] of Object.entries(tools))`
+    const index = pattern.elements.indexOf(element);
+    const loop = loopOf(ts, pattern.parent);
+    return loop && (index === 0 || index === 1) ? { loop, key: undefined, pair: true, isKey: index === 0, made: false } : undefined;
   }
   if (ts.isPropertyAccessExpression(inner) && ts.isIdentifier(inner.expression)) {
     const decl = resolveIdentifier(ts, inner.expression);
-    const declaration = decl?.declaration;
-    const loop = declaration && ts.isVariableDeclaration(declaration) && ts.isIdentifier(declaration.name) ? loopOf(ts, declaration) : undefined;
-    return loop && !isWritten(ts, decl!) ? { loop, key: inner.name.text, made: false } : undefined;
+    const head = decl && !isWritten(ts, decl) ? valueHolder(ts, decl.nameNode.parent) : undefined;
+    return head && { ...head, key: inner.name.text, isKey: false, made: false };
   }
   return undefined;
+}
+
+/**
+ * The loop whose entry `node` holds: the loop's head (`const tool`), or the value of the pair it
+ * destructures (`tool` of `const [name, tool]`).
+ */
+function valueHolder(ts: TS, node: ts.Node): { loop: ts.ForOfStatement; pair: boolean } | undefined {
+  if (ts.isVariableDeclaration(node)) {
+    const loop = loopOf(ts, node);
+    return loop && { loop, pair: false };
+  }
+  const pattern = node.parent;
+  if (!ts.isBindingElement(node) || node.dotDotDotToken || !ts.isArrayBindingPattern(pattern) || pattern.elements.indexOf(node) !== 1) return undefined;
+  const loop = loopOf(ts, pattern.parent);
+  return loop && { loop, pair: true };
 }
 
 /** The for-of loop a variable declaration is the head of. */
@@ -103,20 +148,27 @@ function isWritten(ts: TS, decl: LocalDecl): boolean {
   return written;
 }
 
-/** An entry of a list, and the type its own `const` declares (`const deploy: Tool = { ... }`), if any. */
+/**
+ * An entry of a list: its value (an object literal, or for an object's entries any value or a
+ * method), the key an object holds it under, and the type its own `const` declares (`const deploy:
+ * Tool = { ... }`), if any.
+ */
 interface ListEntry {
-  entry: ts.ObjectLiteralExpression;
+  value: ts.Expression | ts.MethodDeclaration;
+  key: string | undefined;
   type: ts.TypeNode | undefined;
 }
 
 /**
  * The entries of the list a loop iterates, where every one is seen: a `const` of the file (its
- * initializer and what is pushed on it), or a parameter of a function of the file that only its
- * calls in the file give a value (`registerAll(server, [deploy, rollback])`). `type` is the element
- * type the list declares, if it declares one.
+ * initializer and what is pushed on it), a parameter of a function of the file that only its calls
+ * in the file give a value (`registerAll(server, [deploy, rollback])`), or the entries or values of
+ * an object of the file (`Object.entries(tools)`, `pairs`). `type` is the element type the list
+ * declares, if it declares one.
  */
-function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.TypeNode | undefined } | undefined {
+function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.TypeNode | undefined; pairs: boolean } | undefined {
   const id = skipOuter(ts, e);
+  if (ts.isCallExpression(id)) return objectEntries(ts, id);
   const decl = ts.isIdentifier(id) ? resolveIdentifier(ts, id) : undefined;
   const declaration = decl?.declaration;
   if (!decl || !declaration) return undefined;
@@ -138,9 +190,48 @@ function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.Type
   for (const w of [...written, ...pushed]) {
     const entry = objectOf(ts, w);
     if (!entry) return undefined; // a spread or a value the file does not write out: the list is not all seen
-    entries.push(entry);
+    entries.push({ value: entry.entry, key: undefined, type: entry.type });
   }
-  return { entries, type: elementType(ts, declaration.type) };
+  return { entries, type: elementType(ts, declaration.type), pairs: false };
+}
+
+/**
+ * `Object.entries(tools)` / `Object.values(tools)` of a `const` object of the file written out
+ * without a spread or a computed key, not exported and only read: its properties, by key. Its
+ * declared type (`Record<string, T>`, `{ [name: string]: T }`) gives the element type.
+ */
+function objectEntries(ts: TS, call: ts.CallExpression): { entries: ListEntry[]; type: ts.TypeNode | undefined; pairs: boolean } | undefined {
+  const callee = skipOuter(ts, call.expression);
+  const method = ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'Object' && !resolveIdentifier(ts, callee.expression) ? callee.name.text : undefined;
+  const arg = call.arguments.length === 1 ? skipOuter(ts, call.arguments[0]!) : undefined;
+  const decl = arg && ts.isIdentifier(arg) ? resolveIdentifier(ts, arg) : undefined;
+  const declaration = decl?.declaration;
+  if ((method !== 'entries' && method !== 'values') || decl?.kind !== 'const' || !declaration || !ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
+  const object = skipOuter(ts, declaration.initializer);
+  if (!ts.isObjectLiteralExpression(object) || isExported(ts, declaration.getSourceFile(), declaration.name.getText(), declaration) || !onlyRead(ts, decl)) return undefined;
+  const entries: ListEntry[] = [];
+  for (const p of object.properties) {
+    // A spread or a computed key may bring any entry.
+    if (ts.isSpreadAssignment(p) || !p.name || !(ts.isIdentifier(p.name) || ts.isStringLiteralLike(p.name))) return undefined;
+    const value = ts.isPropertyAssignment(p) ? p.initializer : ts.isShorthandPropertyAssignment(p) ? p.name : ts.isMethodDeclaration(p) ? p : undefined;
+    if (!value) return undefined; // an accessor
+    entries.push({ value, key: p.name.text, type: ts.isIdentifier(value) ? declaredType(ts, value) : undefined });
+  }
+  return { entries, type: valueType(ts, declaration.type), pairs: method === 'entries' };
+}
+
+/** The type a `const` of the file declares (`const confirmDeploy: Handler = ...`). */
+function declaredType(ts: TS, id: ts.Identifier): ts.TypeNode | undefined {
+  const declaration = resolveIdentifier(ts, id)?.declaration;
+  return declaration && ts.isVariableDeclaration(declaration) ? declaration.type : undefined;
+}
+
+/** `Record<string, T>` / `{ [name: string]: T }`: T; the type itself where it is another (no slot is found in it). */
+function valueType(ts: TS, type: ts.TypeNode | undefined): ts.TypeNode | undefined {
+  if (!type) return undefined;
+  if (ts.isTypeReferenceNode(type) && type.typeName.getText() === 'Record' && type.typeArguments?.length === 2) return type.typeArguments[1];
+  if (ts.isTypeLiteralNode(type) && type.members.length === 1 && ts.isIndexSignatureDeclaration(type.members[0]!)) return type.members[0].type;
+  return type;
 }
 
 /** What is pushed on the list, where every other use of it in `scope` is a for-of loop's head. */
@@ -183,7 +274,7 @@ function givenLists(ts: TS, parameter: ts.ParameterDeclaration): ts.Expression[]
   return open ? undefined : elements;
 }
 /** An entry written as an object literal without a spread, or a `const` of the file initialized with one. */
-function objectOf(ts: TS, e: ts.Expression): ListEntry | undefined {
+function objectOf(ts: TS, e: ts.Expression): { entry: ts.ObjectLiteralExpression; type: ts.TypeNode | undefined } | undefined {
   let inner = skipOuter(ts, e);
   let type: ts.TypeNode | undefined;
   if (ts.isIdentifier(inner)) {
@@ -235,10 +326,11 @@ function slotType(ts: TS, element: ts.TypeNode, read: EntryRead): ts.FunctionTyp
     if (declared && ts.isTypeAliasDeclaration(declared) && ts.isTypeLiteralNode(declared.type)) members = declared.type.members;
   }
   const signature = members?.find(m => (ts.isPropertySignature(m) || ts.isMethodSignature(m)) && m.name && propertyKey(ts, m.name) === read.key);
-  let type: ts.TypeNode | undefined;
-  if (signature && ts.isPropertySignature(signature)) type = read.made ? (signature.type && ts.isFunctionTypeNode(signature.type) ? signature.type.type : undefined) : signature.type;
+  // The whole entry (`[name, handler]` of an object's entries), or the member read.
+  let type: ts.TypeNode | undefined = read.key === undefined ? element : signature && ts.isPropertySignature(signature) ? signature.type : undefined;
+  if (read.made) type = type && ts.isFunctionTypeNode(type) ? type.type : undefined;
   // `make(deps: Deps): () => Promise<R>`: what a factory method returns (a method is no slot to hold the handler itself).
-  if (signature && ts.isMethodSignature(signature) && read.made) type = signature.type;
+  if (signature && ts.isMethodSignature(signature) && read.made && read.key !== undefined) type = signature.type;
   // The rewrite widens what it promises: `Promise<T>` becomes `Promise<T | InputRequiredResult>`.
   const promises = type && ts.isFunctionTypeNode(type) && ts.isTypeReferenceNode(type.type) && type.type.typeName.getText() === 'Promise' && type.type.typeArguments?.length === 1;
   return promises ? type as ts.FunctionTypeNode : undefined;

@@ -123,7 +123,7 @@ function functionOf(ts: TS, e: ts.Expression): ts.FunctionLikeDeclaration | unde
 }
 
 /** Every use of the map reads it: `map[key]` (not written or deleted), `key in map`, `Object.keys(map)` / `values` / `entries`. */
-function onlyRead(ts: TS, map: LocalDecl): boolean {
+export function onlyRead(ts: TS, map: LocalDecl): boolean {
   let read = true;
   forEachValueIdentifier(ts, map.declaration.getSourceFile(), use => {
     if (!read || use === map.nameNode || resolveIdentifier(ts, use) !== map) return;

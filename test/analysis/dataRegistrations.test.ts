@@ -81,3 +81,35 @@ describe('entries whose factory makes the handler, given to a registrar at its c
     expect(summary(typed)).toEqual(['5 refuse:caller-not-found']);
   });
 });
+
+describe('the entries or values of an object iterated into registerTool', () => {
+  it('registers each function under the key it is held by, or each entry\'s function under the name it writes', () => {
+    const byKey = ['const tools = { go: ask, noop: async () => ({ content: [] }) };', 'for (const [id, run] of Object.entries(tools)) server.registerTool(id, {}, run);'];
+    const byMember = ['const tools = { first: { id: "go", run: ask } };', 'for (const [, { id, run }] of Object.entries(tools)) server.registerTool(id, {}, run);'];
+    const byValue = ['const tools = { first: { id: "go", run: ask } };', 'for (const tool of Object.values(tools)) server.registerTool(tool.id, {}, tool.run);'];
+    const pairMember = ['const tools = { go: { run: ask } };', 'for (const [id, tool] of Object.entries(tools)) server.registerTool(id, {}, tool.run);'];
+    const typed = ['const tools: Record<string, () => Promise<{ content: { type: "text"; text: string }[] }>> = { go: ask };', 'for (const [id, run] of Object.entries(tools)) server.registerTool(id, {}, run);'];
+    for (const lines of [byKey, byMember, byValue, pairMember, typed]) {
+      const analysis = analyzeBoth([...HEAD, ...lines].join('\n'));
+      expect(summary(analysis.typed), lines.join(' ')).toEqual(['4 migrate go']);
+      expect(summary(analysis.untyped), lines.join(' ')).toEqual(['4 migrate go']);
+    }
+  });
+
+  it('is not followed where an entry may come from elsewhere or be replaced: the caller is not found', () => {
+    const LOOP_PAIRS = 'for (const [id, run] of Object.entries(tools)) server.registerTool(id, {}, run);';
+    const open = [
+      ['export const tools = { go: ask };', LOOP_PAIRS],
+      ['const tools: Record<string, unknown> = { go: ask };', 'tools.more = ask;', LOOP_PAIRS],
+      ['const more = {};', 'const tools = { go: ask, ...more };', LOOP_PAIRS],
+      ['const tools = { go: ask };', 'Object.assign(tools, {});', LOOP_PAIRS],
+      ['const tools = { go: ask };', 'for (const [id, run] of Object.keys(tools)) server.registerTool(id, {}, run as never);'], // keys hold no function
+      ['type Run = () => Promise<unknown>;', 'const tools: Record<string, Run> = { go: ask };', LOOP_PAIRS], // a type the rewrite cannot widen
+      ['const tools = { go: ask };', 'for (const run of Object.values(tools)) server.registerTool("go", {}, run);'], // a plain head read whole: not followed
+    ];
+    for (const lines of open) {
+      const { typed } = analyzeBoth([...HEAD, ...lines].join('\n'));
+      expect(summary(typed), lines.join(' ')).toEqual(['4 refuse:caller-not-found']);
+    }
+  });
+});
