@@ -61,7 +61,11 @@ export class ContextFinder {
       if (container && (ts.isCallExpression(container) || ts.isNewExpression(container)) && container.expression === parent) {
         continue; // an immediately invoked function
       }
-      if (container && ts.isNewExpression(container)) continue; // new Promise(resolve => ...)
+      if (container && ts.isNewExpression(container)) {
+        // `new Promise(resolve => ...)` runs its executor at once; any other class keeps the function to call it when it decides.
+        if (!isPromiseConstruction(ts, container)) handed ??= handedToConstructor(ts, container);
+        continue;
+      }
       if (container && ts.isBinaryExpression(container) && container.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
           ts.isPropertyAccessExpression(container.left) && LIFECYCLE_HOOKS.has(container.left.name.text)) {
         const hook = container.left.name.text;
@@ -192,6 +196,23 @@ function handedToParameter(ts: TS, call: ts.CallExpression, argument: ts.Express
   const line = call.getSourceFile().getLineAndCharacterOfPosition(call.getStart()).line + 1;
   const handedAt = `in a function handed to ${callee.text}() (${call.getSourceFile().fileName.split('/').pop()}:${line}), which calls it through its parameter \`${name.text}\``;
   return { type: 'no-request', why: 'function-value', detail: `the question runs ${handedAt}`, handedAt };
+}
+
+/** `new Promise(...)`: the global Promise, whose executor runs during the construction. */
+function isPromiseConstruction(ts: TS, construction: ts.NewExpression): boolean {
+  const callee = skipOuter(ts, construction.expression);
+  return ts.isIdentifier(callee) && callee.text === 'Promise' && !resolveIdentifier(ts, callee);
+}
+
+/**
+ * A function literal handed to a constructor (`new ToolDefinition('deploy', async () => ...)`): the
+ * instance keeps it and something calls it later, which the analysis does not see. Not startup, and
+ * not shown to be outside requests: its caller is not found.
+ */
+function handedToConstructor(ts: TS, construction: ts.NewExpression): SiteContext {
+  const callee = skipOuter(ts, construction.expression);
+  const name = ts.isIdentifier(callee) || ts.isPropertyAccessExpression(callee) ? callee.getText() : 'a class';
+  return { type: 'no-request', why: 'caller-not-found', detail: `the function is handed to new ${name}() (${fileLine(construction)}), which keeps it; no call of it that leads to a request handler was found` };
 }
 
 /** The outermost of the parentheses and `as` casts around `node` (itself when there are none). */

@@ -4,7 +4,7 @@ import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, HandlerWrapper, Registration, SdkGeneration, TS } from './types.js';
 import { dataRegisteredFunctions } from './dataRegistrations.js';
 import { dispatchedHandlers } from './dispatchMaps.js';
-import { describeWrapper, innerHandlerCall, parameterOf, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
+import { describeWrapper, handlerParameterType, innerHandlerCall, parameterOf, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
 
 /**
  * Finds request handlers registered on SDK servers: the McpServer registration methods and
@@ -57,9 +57,11 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   }
   const handled = parameterOf(ts, last);
   if (!handled) return [];
+  // The registrar's parameter, where its type is a function type of the file, is widened as a list's slot is.
+  const slotType = promisedFunctionType(ts, handled.owner.parameters[handled.index]!);
   return givenFunctions(ts, call, handled, resolver).flatMap(({ fn: forwarded, name }) => {
     const handler = handlerOf(ts, call, resolver, receiver.sdk, forwarded, name);
-    return handler ? [handler] : [];
+    return handler ? [slotType ? { ...handler, data: { slotType } } : handler] : [];
   });
 }
 
@@ -74,17 +76,41 @@ function givenFunctions(ts: TS, call: ts.CallExpression, handled: { owner: ts.Fu
   const named = parameterOf(ts, call.arguments[0]);
   const nameIndex = named?.owner === handled.owner ? named.index : undefined;
   // Calls in this file only: a function given from another module is that module's to rewrite.
-  const given = resolver.callsOf(handled.owner).filter(c => c.getSourceFile() === call.getSourceFile()).flatMap(registrarCall => {
-    const arg = registrarCall.arguments[handled.index];
+  // A constructor that registers (`new ToolRegistration(server, 'deploy', async () => ...)`) is called by `new`.
+  const registrarCalls: Array<ts.CallExpression | ts.NewExpression> = ts.isConstructorDeclaration(handled.owner) ? constructionsInFile(ts, handled.owner) : resolver.callsOf(handled.owner);
+  const given = registrarCalls.filter(c => c.getSourceFile() === call.getSourceFile()).flatMap(registrarCall => {
+    const arg = registrarCall.arguments?.[handled.index];
     const fn = arg && callbackFunction(ts, arg);
     return fn ? [{ fn, registrarCall }] : [];
   });
   return given
     .filter(({ fn }) => given.filter(g => g.fn === fn).length === 1)
     .map(({ fn, registrarCall }) => {
-      const nameArg = nameIndex === undefined ? call.arguments[0] : registrarCall.arguments[nameIndex];
+      const nameArg = nameIndex === undefined ? call.arguments[0] : registrarCall.arguments?.[nameIndex];
       return { fn, name: nameArg && registeredName(ts, nameArg, fn, resolver.checker) };
     });
+}
+
+/** `run: (args: A) => Promise<R>` (or an alias of the file for it): the function type a registrar's parameter declares. */
+function promisedFunctionType(ts: TS, parameter: ts.ParameterDeclaration): ts.FunctionTypeNode | undefined {
+  const type = handlerParameterType(ts, parameter);
+  const returned = type?.type;
+  return returned && ts.isTypeReferenceNode(returned) && returned.typeName.getText() === 'Promise' && returned.typeArguments?.length === 1 ? type : undefined;
+}
+
+/** `new C(...)` of the class whose constructor this is, in its file (a class exported or used otherwise has other callers too, which the caller of each handler decides). */
+function constructionsInFile(ts: TS, ctor: ts.ConstructorDeclaration): ts.NewExpression[] {
+  const cls = ctor.parent;
+  const found: ts.NewExpression[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isNewExpression(node)) {
+      const callee = skipOuter(ts, node.expression);
+      if (ts.isIdentifier(callee) && resolveIdentifier(ts, callee)?.declaration === cls) found.push(node);
+    }
+    node.forEachChild(visit);
+  };
+  visit(ctor.getSourceFile());
+  return found;
 }
 
 /**

@@ -65,8 +65,9 @@ export interface Handler {
   wrapper?: HandlerWrapper;
   /**
    * Set when the function is registered through data (an entry of a list iterated into the
-   * registration, see dataRegistrations.ts): the function type the list's element type gives it, which
-   * the rewrite widens (undefined where the list declares no type).
+   * registration, see dataRegistrations.ts) or handed to a registrar whose parameter declares a
+   * function type: the function type its slot declares, which the rewrite widens (undefined where
+   * the list declares no type).
    */
   data?: { slotType: ts.FunctionTypeNode | undefined };
   /**

@@ -113,3 +113,24 @@ describe('the entries or values of an object iterated into registerTool', () => 
     }
   });
 });
+
+describe('a closure handed to a constructor', () => {
+  const ASK_BODY = "const a = await server.server.elicitInput({ mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } }); return { content: [{ type: 'text' as const, text: a.action }] };";
+  const REPLY = 'Promise<{ content: { type: "text"; text: string }[] }>';
+
+  it('is a handler where the constructor registers it, under the name its own construction gives', () => {
+    const lines = [...HEAD.slice(0, 2), `class Registration { constructor(s: McpServer, id: string, run: () => ${REPLY}) { s.registerTool(id, {}, run); } }`, `new Registration(server, 'go', async () => { ${ASK_BODY} });`];
+    const { typed, untyped } = analyzeBoth(lines.join('\n'));
+    expect(summary(typed)).toEqual(['4 migrate go']);
+    expect(summary(untyped)).toEqual(['4 migrate go']);
+  });
+
+  it('is not said to run at startup where the instance keeps it: its caller is not found (a Promise executor does run at once)', () => {
+    const kept = [...HEAD.slice(0, 2), `class Definition { constructor(readonly id: string, readonly run: () => ${REPLY}) {} }`, `export const go = new Definition('go', async () => { ${ASK_BODY} });`];
+    const [site] = analyzeBoth(kept.join('\n')).typed.sites;
+    expect(site?.verdict).toMatchObject({ kind: 'refuse', reason: 'caller-not-found' });
+    expect(site?.verdict.kind === 'refuse' && site.verdict.hint).toMatch(/^the function is handed to new Definition\(\) \(__snippet__\.ts:4\), which keeps it/);
+    const executor = [...HEAD.slice(0, 2), `export const ready = new Promise(async () => { ${ASK_BODY} });`];
+    expect(summary(analyzeBoth(executor.join('\n')).typed)).toEqual(['3 refuse:no-live-request']);
+  });
+});
