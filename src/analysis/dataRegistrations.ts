@@ -56,6 +56,9 @@ export function dataRegisteredFunctions(ts: TS, call: ts.CallExpression, callbac
     // A declared element type whose function member the rewrite cannot widen would reject the rewritten handlers;
     // the list's and the entry's own declaration must name the same member.
     const slots = [list.type, entry.type].filter((t): t is ts.TypeNode => t !== undefined).map(t => slotType(ts, t, read));
+    // A class's constructor types the member it keeps (`readonly run: () => Promise<R>`).
+    const built = builtSlot(ts, entry, read);
+    if (built !== undefined) slots.push(built ?? undefined);
     if (slots.some(s => s === undefined || s !== slots[0])) return [];
     const value = read.key === undefined ? entry.value : memberOfEntry(ts, entry, read.key);
     const held = value && (ts.isMethodDeclaration(value) ? value : functionOf(value));
@@ -74,6 +77,19 @@ function entryName(ts: TS, entry: ListEntry, read: EntryRead): string | undefine
   const value = read.key === undefined ? undefined : memberOfEntry(ts, entry, read.key);
   const literal = value && !ts.isMethodDeclaration(value) ? skipOuter(ts, value) : undefined;
   return literal && ts.isStringLiteralLike(literal) ? literal.text : undefined;
+}
+
+/**
+ * The function type the constructor of a class-built entry declares for the member read: undefined
+ * where the entry is no construction or the parameter declares no type, null where its type cannot be widened.
+ */
+function builtSlot(ts: TS, entry: ListEntry, read: EntryRead): ts.FunctionTypeNode | null | undefined {
+  const built = ts.isMethodDeclaration(entry.value) ? undefined : objectOf(ts, entry.value)?.entry;
+  if (!built || !ts.isNewExpression(built) || read.key === undefined) return undefined;
+  const type = keptParameter(ts, classOf(ts, built)!, read.key)?.type;
+  if (!type) return undefined;
+  const widened = read.made ? undefined : promisedFunction(ts, type);
+  return widened ?? null;
 }
 
 /** The entry's member `key`, where the entry is an object literal the file writes out. */
@@ -273,8 +289,12 @@ function givenLists(ts: TS, parameter: ts.ParameterDeclaration): ts.Expression[]
   });
   return open ? undefined : elements;
 }
-/** An entry written as an object literal without a spread, or a `const` of the file initialized with one. */
-function objectOf(ts: TS, e: ts.Expression): { entry: ts.ObjectLiteralExpression; type: ts.TypeNode | undefined } | undefined {
+/**
+ * An entry written as an object literal without a spread, or a `const` of the file initialized with
+ * one; or built by a class of the file whose constructor keeps what it is given
+ * (`new Tool('deploy', async () => ...)` where `constructor(readonly name: string, readonly run: ...)`).
+ */
+function objectOf(ts: TS, e: ts.Expression): { entry: ts.ObjectLiteralExpression | ts.NewExpression; type: ts.TypeNode | undefined } | undefined {
   let inner = skipOuter(ts, e);
   let type: ts.TypeNode | undefined;
   if (ts.isIdentifier(inner)) {
@@ -284,12 +304,25 @@ function objectOf(ts: TS, e: ts.Expression): { entry: ts.ObjectLiteralExpression
     type = (decl!.declaration as ts.VariableDeclaration).type;
     inner = skipOuter(ts, init);
   }
+  if (ts.isNewExpression(inner)) return classOf(ts, inner) ? { entry: inner, type } : undefined;
   // A spread may bring any member, the function included.
   return ts.isObjectLiteralExpression(inner) && !inner.properties.some(p => ts.isSpreadAssignment(p)) ? { entry: inner, type } : undefined;
 }
 
-/** The value an entry gives a member: `key: value`, `key` (shorthand), or a method. */
-function member(ts: TS, entry: ts.ObjectLiteralExpression, key: string): ts.Expression | ts.MethodDeclaration | undefined {
+/** The class of the file a `new` builds (one that extends nothing, so its constructor is all there is). */
+function classOf(ts: TS, construction: ts.NewExpression): ts.ClassDeclaration | undefined {
+  const callee = skipOuter(ts, construction.expression);
+  const declaration = ts.isIdentifier(callee) ? resolveIdentifier(ts, callee)?.declaration : undefined;
+  return declaration && ts.isClassDeclaration(declaration) && !declaration.heritageClauses ? declaration : undefined;
+}
+
+/** The value an entry gives a member: `key: value`, `key` (shorthand), a method, or what a constructor keeps as `key`. */
+function member(ts: TS, entry: ts.ObjectLiteralExpression | ts.NewExpression, key: string): ts.Expression | ts.MethodDeclaration | undefined {
+  if (ts.isNewExpression(entry)) {
+    const kept = keptParameter(ts, classOf(ts, entry)!, key);
+    const ctor = kept?.parent;
+    return ctor && ts.isConstructorDeclaration(ctor) ? entry.arguments?.[ctor.parameters.indexOf(kept!)] : undefined;
+  }
   for (const p of entry.properties) {
     if (!p.name || propertyKey(ts, p.name) !== key) continue;
     if (ts.isPropertyAssignment(p)) return p.initializer;
@@ -297,6 +330,29 @@ function member(ts: TS, entry: ts.ObjectLiteralExpression, key: string): ts.Expr
     if (ts.isMethodDeclaration(p)) return p;
   }
   return undefined;
+}
+
+/**
+ * The constructor parameter a class keeps as its member `key` (`constructor(readonly run: Run)`),
+ * where nothing else can change it: `readonly`, or no assignment to a `.key` anywhere in the file;
+ * and the class declares no other member of that name.
+ */
+function keptParameter(ts: TS, cls: ts.ClassDeclaration, key: string): ts.ParameterDeclaration | undefined {
+  const ctor = cls.members.find(ts.isConstructorDeclaration);
+  const modifiers = (p: ts.ParameterDeclaration) => ts.getModifiers(p) ?? [];
+  const parameter = ctor?.parameters.find(p => ts.isIdentifier(p.name) && p.name.text === key && !p.dotDotDotToken &&
+    modifiers(p).some(m => m.kind === ts.SyntaxKind.PublicKeyword || m.kind === ts.SyntaxKind.ReadonlyKeyword) &&
+    !modifiers(p).some(m => m.kind === ts.SyntaxKind.PrivateKeyword || m.kind === ts.SyntaxKind.ProtectedKeyword));
+  if (!parameter || cls.members.some(m => !ts.isConstructorDeclaration(m) && m.name && propertyKey(ts, m.name) === key)) return undefined;
+  if (modifiers(parameter).some(m => m.kind === ts.SyntaxKind.ReadonlyKeyword)) return parameter;
+  let assigned = false;
+  const visit = (node: ts.Node): void => {
+    if (assigned) return;
+    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && node.left.name.text === key) assigned = true;
+    node.forEachChild(visit);
+  };
+  visit(cls.getSourceFile());
+  return assigned ? undefined : parameter;
 }
 
 function propertyKey(ts: TS, name: ts.PropertyName): string | undefined {
@@ -324,6 +380,10 @@ function slotType(ts: TS, element: ts.TypeNode, read: EntryRead): ts.FunctionTyp
       (ts.isTypeAliasDeclaration(s) || ts.isInterfaceDeclaration(s)) && s.name.text === name && !s.typeParameters);
     if (declared && ts.isInterfaceDeclaration(declared) && !declared.heritageClauses) members = declared.members;
     if (declared && ts.isTypeAliasDeclaration(declared) && ts.isTypeLiteralNode(declared.type)) members = declared.type.members;
+    // `Tool[]` where `class Tool { constructor(readonly run: () => Promise<R>) {} }`: the parameter it keeps.
+    const cls = element.getSourceFile().statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name);
+    const kept = cls && read.key !== undefined && !read.made ? keptParameter(ts, cls, read.key) : undefined;
+    if (cls) return kept?.type && promisedFunction(ts, kept.type);
   }
   const signature = members?.find(m => (ts.isPropertySignature(m) || ts.isMethodSignature(m)) && m.name && propertyKey(ts, m.name) === read.key);
   // The whole entry (`[name, handler]` of an object's entries), or the member read.
@@ -331,7 +391,11 @@ function slotType(ts: TS, element: ts.TypeNode, read: EntryRead): ts.FunctionTyp
   if (read.made) type = type && ts.isFunctionTypeNode(type) ? type.type : undefined;
   // `make(deps: Deps): () => Promise<R>`: what a factory method returns (a method is no slot to hold the handler itself).
   if (signature && ts.isMethodSignature(signature) && read.made && read.key !== undefined) type = signature.type;
-  // The rewrite widens what it promises: `Promise<T>` becomes `Promise<T | InputRequiredResult>`.
-  const promises = type && ts.isFunctionTypeNode(type) && ts.isTypeReferenceNode(type.type) && type.type.typeName.getText() === 'Promise' && type.type.typeArguments?.length === 1;
+  return type && promisedFunction(ts, type);
+}
+
+/** The rewrite widens what a function type promises: `Promise<T>` becomes `Promise<T | InputRequiredResult>`. */
+function promisedFunction(ts: TS, type: ts.TypeNode): ts.FunctionTypeNode | undefined {
+  const promises = ts.isFunctionTypeNode(type) && ts.isTypeReferenceNode(type.type) && type.type.typeName.getText() === 'Promise' && type.type.typeArguments?.length === 1;
   return promises ? type as ts.FunctionTypeNode : undefined;
 }

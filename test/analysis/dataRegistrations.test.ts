@@ -134,3 +134,30 @@ describe('a closure handed to a constructor', () => {
     expect(summary(analyzeBoth(executor.join('\n')).typed)).toEqual(['3 refuse:no-live-request']);
   });
 });
+
+describe('entries built by a class that keeps what its constructor is given', () => {
+  const ASK_BODY = "const a = await server.server.elicitInput({ mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } }); return { content: [{ type: 'text' as const, text: a.action }] };";
+  const REPLY = 'Promise<{ content: { type: "text"; text: string }[] }>';
+  const LIST = [`const tools = [new Tool('go', async () => { ${ASK_BODY} })];`, 'for (const t of tools) server.registerTool(t.id, {}, t.run);'];
+
+  it('registers the function each construction hands the member the loop reads, under the name it hands', () => {
+    for (const cls of [`class Tool { constructor(readonly id: string, readonly run: () => ${REPLY}) {} }`, `class Tool { constructor(public id: string, public run: () => ${REPLY}) {} }`]) {
+      const { typed, untyped } = analyzeBoth([...HEAD.slice(0, 2), cls, ...LIST].join('\n'));
+      expect(summary(typed), cls).toEqual(['4 migrate go']);
+      expect(summary(untyped), cls).toEqual(['4 migrate go']);
+    }
+  });
+
+  it('is not followed where the member may hold another function: the caller is not found', () => {
+    const open = [
+      [`class Tool { constructor(public id: string, public run: () => ${REPLY}) {} }`, ...LIST, 'tools[0]!.run = async () => ({ content: [] });'], // replaced
+      [`class Tool { constructor(readonly id: string, private readonly run: () => ${REPLY}) {} }`, ...LIST.map(l => l.replace('t.run', '(t as any).run'))], // private
+      [`class Base {}`, `class Tool extends Base { constructor(readonly id: string, readonly run: () => ${REPLY}) { super(); } }`, ...LIST], // a base class may define it too
+      [`type Run = () => ${REPLY};`, 'class Tool { constructor(readonly id: string, readonly run: Run) {} }', ...LIST.map(l => l.replace('const tools =', 'const tools: Tool[] ='))], // a type the rewrite cannot widen
+    ];
+    for (const lines of open) {
+      const sites = summary(analyzeBoth([...HEAD.slice(0, 2), ...lines].join('\n')).typed);
+      expect(sites.map(s => s.replace(/^\d+ /, '')), lines.join(' ')).toEqual(['refuse:caller-not-found']);
+    }
+  });
+});
