@@ -1,8 +1,8 @@
 import type * as ts from 'typescript';
-import { forEachValueIdentifier, isExported, resolveIdentifier, type LocalDecl } from './scope.js';
+import { forEachValueIdentifier, isAssignedIn, isExported, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
-import { returnedFunction } from './wrappedHandlers.js';
-import { onlyRead } from './dispatchMaps.js';
+import { promisedFunction, returnedFunction } from './wrappedHandlers.js';
+import { constObjectEntries, entryValueType } from './constObjects.js';
 import type { TS } from './types.js';
 
 /**
@@ -111,7 +111,7 @@ function entryRead(ts: TS, e: ts.Expression): EntryRead | undefined {
   if (ts.isIdentifier(inner)) {
     const decl = resolveIdentifier(ts, inner);
     const element = decl?.nameNode.parent;
-    if (!decl || !element || !ts.isBindingElement(element) || element.dotDotDotToken || isWritten(ts, decl)) return undefined;
+    if (!decl || !element || !ts.isBindingElement(element) || element.dotDotDotToken || isAssignedIn(ts, decl.scope, decl)) return undefined;
     const pattern = element.parent;
     // `for (const { name, handler } of list)`, `for (const [name, { handler }] of Object.entries(tools))`
     if (ts.isObjectBindingPattern(pattern)) {
@@ -126,7 +126,7 @@ function entryRead(ts: TS, e: ts.Expression): EntryRead | undefined {
   }
   if (ts.isPropertyAccessExpression(inner) && ts.isIdentifier(inner.expression)) {
     const decl = resolveIdentifier(ts, inner.expression);
-    const head = decl && !isWritten(ts, decl) ? valueHolder(ts, decl.nameNode.parent) : undefined;
+    const head = decl && !isAssignedIn(ts, decl.scope, decl) ? valueHolder(ts, decl.nameNode.parent) : undefined;
     return head && { ...head, key: inner.name.text, isKey: false, made: false };
   }
   return undefined;
@@ -152,16 +152,6 @@ function loopOf(ts: TS, declaration: ts.Node): ts.ForOfStatement | undefined {
   const list = declaration.parent;
   const loop = list?.parent;
   return ts.isVariableDeclaration(declaration) && list && ts.isVariableDeclarationList(list) && loop && ts.isForOfStatement(loop) && loop.initializer === list && !loop.awaitModifier ? loop : undefined;
-}
-
-function isWritten(ts: TS, decl: LocalDecl): boolean {
-  let written = false;
-  forEachValueIdentifier(ts, decl.scope, id => {
-    if (written || resolveIdentifier(ts, id) !== decl) return;
-    const parent = id.parent;
-    written = ts.isBinaryExpression(parent) && parent.left === id && parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
-  });
-  return written;
 }
 
 /**
@@ -221,33 +211,17 @@ function objectEntries(ts: TS, call: ts.CallExpression): { entries: ListEntry[];
   const method = ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'Object' && !resolveIdentifier(ts, callee.expression) ? callee.name.text : undefined;
   const arg = call.arguments.length === 1 ? skipOuter(ts, call.arguments[0]!) : undefined;
   const decl = arg && ts.isIdentifier(arg) ? resolveIdentifier(ts, arg) : undefined;
-  const declaration = decl?.declaration;
-  if ((method !== 'entries' && method !== 'values') || decl?.kind !== 'const' || !declaration || !ts.isVariableDeclaration(declaration) || !declaration.initializer) return undefined;
-  const object = skipOuter(ts, declaration.initializer);
-  if (!ts.isObjectLiteralExpression(object) || isExported(ts, declaration.getSourceFile(), declaration.name.getText(), declaration) || !onlyRead(ts, decl)) return undefined;
-  const entries: ListEntry[] = [];
-  for (const p of object.properties) {
-    // A spread or a computed key may bring any entry.
-    if (ts.isSpreadAssignment(p) || !p.name || !(ts.isIdentifier(p.name) || ts.isStringLiteralLike(p.name))) return undefined;
-    const value = ts.isPropertyAssignment(p) ? p.initializer : ts.isShorthandPropertyAssignment(p) ? p.name : ts.isMethodDeclaration(p) ? p : undefined;
-    if (!value) return undefined; // an accessor
-    entries.push({ value, key: p.name.text, type: ts.isIdentifier(value) ? declaredType(ts, value) : undefined });
-  }
-  return { entries, type: valueType(ts, declaration.type), pairs: method === 'entries' };
+  const properties = (method === 'entries' || method === 'values') && decl ? constObjectEntries(ts, decl) : undefined;
+  if (!properties) return undefined;
+  const entries = properties.map(({ key, value }) => ({ value, key, type: ts.isIdentifier(value) ? declaredType(ts, value) : undefined }));
+  const declared = (decl!.declaration as ts.VariableDeclaration).type;
+  return { entries, type: declared && entryValueType(ts, declared), pairs: method === 'entries' };
 }
 
 /** The type a `const` of the file declares (`const confirmDeploy: Handler = ...`). */
 function declaredType(ts: TS, id: ts.Identifier): ts.TypeNode | undefined {
   const declaration = resolveIdentifier(ts, id)?.declaration;
   return declaration && ts.isVariableDeclaration(declaration) ? declaration.type : undefined;
-}
-
-/** `Record<string, T>` / `{ [name: string]: T }`: T; the type itself where it is another (no slot is found in it). */
-function valueType(ts: TS, type: ts.TypeNode | undefined): ts.TypeNode | undefined {
-  if (!type) return undefined;
-  if (ts.isTypeReferenceNode(type) && type.typeName.getText() === 'Record' && type.typeArguments?.length === 2) return type.typeArguments[1];
-  if (ts.isTypeLiteralNode(type) && type.members.length === 1 && ts.isIndexSignatureDeclaration(type.members[0]!)) return type.members[0].type;
-  return type;
 }
 
 /** What is pushed on the list, where every other use of it in `scope` is a for-of loop's head. */
@@ -392,10 +366,4 @@ function slotType(ts: TS, element: ts.TypeNode, read: EntryRead): ts.FunctionTyp
   // `make(deps: Deps): () => Promise<R>`: what a factory method returns (a method is no slot to hold the handler itself).
   if (signature && ts.isMethodSignature(signature) && read.made && read.key !== undefined) type = signature.type;
   return type && promisedFunction(ts, type);
-}
-
-/** The rewrite widens what a function type promises: `Promise<T>` becomes `Promise<T | InputRequiredResult>`. */
-function promisedFunction(ts: TS, type: ts.TypeNode): ts.FunctionTypeNode | undefined {
-  const promises = ts.isFunctionTypeNode(type) && ts.isTypeReferenceNode(type.type) && type.type.typeName.getText() === 'Promise' && type.type.typeArguments?.length === 1;
-  return promises ? type as ts.FunctionTypeNode : undefined;
 }

@@ -4,7 +4,7 @@ import { REQUEST_SCHEMA_METHODS, skipOuter, type SdkResolver } from './sdk.js';
 import type { Handler, HandlerWrapper, Registration, SdkGeneration, TS } from './types.js';
 import { dataRegisteredFunctions } from './dataRegistrations.js';
 import { dispatchedHandlers } from './dispatchMaps.js';
-import { describeWrapper, handlerParameterType, innerHandlerCall, parameterOf, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
+import { describeWrapper, handlerParameterType, innerHandlerCall, parameterOf, promisedFunction, returnedFunction, sharedWrapperProblems } from './wrappedHandlers.js';
 
 /**
  * Finds request handlers registered on SDK servers: the McpServer registration methods and
@@ -42,7 +42,7 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   const first = call.arguments[0];
   if (fn) {
     const handler = handlerOf(ts, call, resolver, receiver.sdk, fn, first && registeredName(ts, first, fn, resolver.checker));
-    return handler ? [handler, ...registrarWrapped(ts, call, handler, resolver), ...dispatchedHandlers(ts, handler, resolver.checker)] : [];
+    return handler ? [handler, ...registrarWrapped(ts, call, handler, resolver), ...dispatchedHandlers(ts, handler, resolver.checker, e => callbackFunction(ts, e))] : [];
   }
   if (!last) return [];
   const wrapped = wrapperCallHandler(ts, call, last, resolver, receiver.sdk);
@@ -58,7 +58,8 @@ function handlersOfRegistration(ts: TS, call: ts.CallExpression, resolver: SdkRe
   const handled = parameterOf(ts, last);
   if (!handled) return [];
   // The registrar's parameter, where its type is a function type of the file, is widened as a list's slot is.
-  const slotType = promisedFunctionType(ts, handled.owner.parameters[handled.index]!);
+  const declared = handlerParameterType(ts, handled.owner.parameters[handled.index]!);
+  const slotType = declared && promisedFunction(ts, declared);
   return givenFunctions(ts, call, handled, resolver).flatMap(({ fn: forwarded, name }) => {
     const handler = handlerOf(ts, call, resolver, receiver.sdk, forwarded, name);
     return handler ? [slotType ? { ...handler, data: { slotType } } : handler] : [];
@@ -89,13 +90,6 @@ function givenFunctions(ts: TS, call: ts.CallExpression, handled: { owner: ts.Fu
       const nameArg = nameIndex === undefined ? call.arguments[0] : registrarCall.arguments?.[nameIndex];
       return { fn, name: nameArg && registeredName(ts, nameArg, fn, resolver.checker) };
     });
-}
-
-/** `run: (args: A) => Promise<R>` (or an alias of the file for it): the function type a registrar's parameter declares. */
-function promisedFunctionType(ts: TS, parameter: ts.ParameterDeclaration): ts.FunctionTypeNode | undefined {
-  const type = handlerParameterType(ts, parameter);
-  const returned = type?.type;
-  return returned && ts.isTypeReferenceNode(returned) && returned.typeName.getText() === 'Promise' && returned.typeArguments?.length === 1 ? type : undefined;
 }
 
 /** `new C(...)` of the class whose constructor this is, in its file (a class exported or used otherwise has other callers too, which the caller of each handler decides). */

@@ -214,7 +214,7 @@ export function isValueReference(ts: TS, id: ts.Identifier): boolean {
 }
 
 /** The outermost destructuring target around `id` (`[a, b]` in `[a, b] = ...`, `({ a })`), or `id` itself. */
-export function assignmentTargetOf(ts: TS, id: ts.Identifier): ts.Node {
+export function assignmentTargetOf(ts: TS, id: ts.Expression): ts.Node {
   let node: ts.Node = id;
   while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isArrayLiteralExpression(node.parent) ||
          ts.isShorthandPropertyAssignment(node.parent) || ts.isSpreadElement(node.parent) ||
@@ -224,8 +224,8 @@ export function assignmentTargetOf(ts: TS, id: ts.Identifier): ts.Node {
   return node;
 }
 
-/** Whether this identifier occurrence writes its variable (assignment target, `++`, `--`). */
-export function isWriteReference(ts: TS, id: ts.Identifier): boolean {
+/** Whether this occurrence of a name (or a member, `map[key]`) writes it (assignment target, `++`, `--`). */
+export function isWriteReference(ts: TS, id: ts.Expression): boolean {
   const node = assignmentTargetOf(ts, id);
   const parent = node.parent;
   if (!parent) return false;

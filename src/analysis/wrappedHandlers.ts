@@ -170,13 +170,18 @@ export function handlerParameterType(ts: TS, parameter: ts.ParameterDeclaration)
   return alias.type;
 }
 
+/** A function type that promises (`(args: A) => Promise<R>`): one the rewrite widens to `Promise<R | InputRequiredResult>`. */
+export function promisedFunction(ts: TS, type: ts.TypeNode): ts.FunctionTypeNode | undefined {
+  const promises = ts.isFunctionTypeNode(type) && ts.isTypeReferenceNode(type.type) && type.type.typeName.getText() === 'Promise' && type.type.typeArguments?.length === 1;
+  return promises ? type as ts.FunctionTypeNode : undefined;
+}
+
 /** `handler: () => Promise<string>`: a function type the rewrite can widen (absent in JavaScript). */
 function parameterTypeProblem(ts: TS, parameter: ts.ParameterDeclaration, passed: number, ctxIndex: number): string | undefined {
   if (!parameter.type) return undefined;
   const type = handlerParameterType(ts, parameter);
   if (!type) return 'is not typed as a function type the rewrite can widen to pass the context and return an input-required result';
-  const returned = type.type;
-  if (!ts.isTypeReferenceNode(returned) || returned.typeName.getText() !== 'Promise' || returned.typeArguments?.length !== 1) return 'is not typed to return a Promise';
+  if (!promisedFunction(ts, type)) return 'is not typed to return a Promise';
   if (passed === ctxIndex && type.parameters.length !== passed) return 'declares other parameters than the callback hands it';
   return undefined;
 }

@@ -228,7 +228,7 @@ export function rewriteFile(ts: TS, sourceFile: ts.SourceFile, analysis: FileAna
     }
     const wrapperRewrites = wrappersOf(analysis.plans.map(p => p.handler.wrapper)).map(w => rewriteWrapper({ ts, sourceFile, text, newline, unit, literals }, w, checker));
     for (const w of wrapperRewrites) edits.push(...w.edits);
-    // A list entry's function type, once for all the handlers the list holds (dataRegistrations.ts).
+    // The function type a handler's slot declares (a list's entries, a dispatch map, a registrar's parameter), once for all the handlers it holds.
     const slotTypes = new Set<string>();
     const slots = new Map<ts.FunctionTypeNode, number>();
     for (const plan of analysis.plans) {
