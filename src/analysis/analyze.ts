@@ -5,7 +5,7 @@ import { isFunctionLike, resolveIdentifier, resolveName } from './scope.js';
 import { detectSites, memberValue, urlMembers, type RawSite } from './detect.js';
 import { isDualEraPush } from './dualEra.js';
 import { sideEffectsBefore } from './effects.js';
-import { analyzeFlow, mappedQuestion, type AnswerForm, type FlowInfo } from './flow.js';
+import { analyzeFlow, mappedQuestion, thenChainAwaited, type AnswerForm, type FlowInfo } from './flow.js';
 import { contextRename } from './contextParam.js';
 import { discoverHandlers, handlerIndex, takesRequest } from './handlers.js';
 import { AskingFunctions, crossFileHelperProblem } from './crossFile.js';
@@ -14,7 +14,7 @@ import { liveLocals, type LiveLocalsResult } from './locals.js';
 import { moduleFormatProblem } from './moduleFormat.js';
 import { indirectCallsInFile, indirectCallVia } from './projectIndex.js';
 import { splitMemberOf, type SplitMember } from './interfaceSplit.js';
-import { isProjectSource, SdkResolver, skipOuter } from './sdk.js';
+import { functionNameNode, isProjectSource, SdkResolver, skipOuter } from './sdk.js';
 import { observableCall } from './purity.js';
 import { serverConstructions } from './servers.js';
 import { applySuppressions, type Suppression } from './suppressions.js';
@@ -371,13 +371,24 @@ interface ChainContext {
 function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.CallExpression | ts.NewExpression, question: HelperQuestion, seen: Set<ts.FunctionLikeDeclaration>): HelperChain {
   const { ts, checker, program, crossFile, helperCx, resolverOf, reachingCalls, contexts, factsAt, facts } = cx;
   const refused = (reason: RefusalReason, hint: string): HelperChain => ({ verdict: refuse(reason, hint), splits: [], handlerQuestions: [] });
+  const reaching = reachingCalls(fn);
+  const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? fileLine(caller) : `line ${lineOf(caller)}`;
+  const callerContexts = new Map(reaching.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.callerContextOf(c)] as const));
+  const helperName = functionNameNode(ts, fn)?.text ?? '<anonymous>';
+  // A caller no request reaches (a `void` call, a timer, startup) decides before the helper's own shape.
+  const outside = reaching.flatMap(c => {
+    const context = callerContexts.get(c);
+    return context ? outsideRequestRefusal(contexts, c, context, helperName, atOf(c)) ?? [] : [];
+  });
   const split = splitHelper(helperCx, fn, call, question);
-  if ('problem' in split) return refused('unsupported-construct', `${split.problem}; migrate it by hand or move the question into the handler.`);
+  if ('problem' in split) {
+    const first = decisive([...outside.filter(o => o !== 'test'), { reason: 'unsupported-construct' as const, hint: `${split.problem}; migrate it by hand or move the question into the handler.` }], r => r.reason)!;
+    return refused(first.reason, first.hint);
+  }
   if (seen.has(fn)) return refused('unsupported-construct', `helper ${split.name}() is recursive.`);
   const calls = resolverOf(fn).callsOf(fn);
   // Calls that run it without calling it (through an interface member, a wrapper) refuse the split below, naming them,
   // except those through an interface member it can be split with (interfaceSplit.ts).
-  const reaching = reachingCalls(fn);
   const member = checker && reaching.length > calls.length ? splitMemberOf(ts, checker, fn) : undefined;
   const throughMember = member && 'member' in member ? reaching.filter(c => calledDeclaration(ts, checker!, c) === member.member) : [];
   if (throughMember.some(c => c.getSourceFile() !== fn.getSourceFile())) {
@@ -406,9 +417,7 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
     }
   }
   const result: HelperChain = { verdict: { kind: 'migrate', review: notes.length > 0, notes }, splits: [split], handlerQuestions: [] };
-  const atOf = (caller: ts.CallExpression): string => caller.getSourceFile() !== fn.getSourceFile() ? fileLine(caller) : `line ${lineOf(caller)}`;
   // Every caller is judged; where several refuse, the decisive reason is the one reported (reasons.ts).
-  const callerContexts = new Map(reaching.filter(c => c.getSourceFile() === fn.getSourceFile() || crossFile).map(c => [c, contexts.contextOf(c)] as const));
   const refusals: Array<{ reason: RefusalReason; hint: string }> = [];
   const fromTests: ts.CallExpression[] = [];
   for (const caller of reaching) {
@@ -419,10 +428,10 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
       continue;
     }
     if (context.type === 'no-request') {
+      const refusal = outsideRequestRefusal(contexts, caller, context, split.name, at)!;
       // A test's direct call does not keep a request from reaching the helper, but a split would break it.
-      if (contexts.isTestCall(caller, context)) fromTests.push(caller);
-      else if (context.why === 'framework') refusals.push({ reason: 'framework', hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; ${frameworkHint(context.framework!)}` });
-      else refusals.push({ reason: reasonOfNoRequest(context.why), hint: `helper ${split.name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` });
+      if (refusal === 'test') fromTests.push(caller);
+      else refusals.push(refusal);
       continue;
     }
     const via = throughMember.includes(caller) ? undefined : indirectCallVia(caller, fn);
@@ -465,6 +474,15 @@ function helperChain(cx: ChainContext, fn: ts.FunctionLikeDeclaration, call: ts.
   const first = decisive(refusals, r => r.reason);
   if (first) return refused(first.reason, first.hint);
   return result;
+}
+
+/** Why a helper's caller that no request reaches keeps it from being split ('test' for a test's call), or undefined where one does. */
+function outsideRequestRefusal(contexts: ContextFinder, caller: ts.CallExpression, context: SiteContext, name: string, at: string): { reason: RefusalReason; hint: string } | 'test' | undefined {
+  if (context.type !== 'no-request') return undefined;
+  if (contexts.isTestCall(caller, context)) return 'test';
+  if (context.why === 'framework') return { reason: 'framework', hint: `helper ${name}() is also called at ${at}, where ${context.detail}; ${frameworkHint(context.framework!)}` };
+  if (context.why === 'fire-and-forget') return { reason: 'fire-and-forget', hint: `helper ${name}() is started at ${at} and never awaited, so the request may be gone when it asks; await the call or drop the question.` };
+  return { reason: reasonOfNoRequest(context.why), hint: `helper ${name}() is also called at ${at}, where ${context.detail}; no request is live there to carry the question.` };
 }
 
 /** The declaration a call's callee names (`this.confirmer.confirm` → `Confirmer.confirm`). */
@@ -1049,23 +1067,6 @@ function guardVerdict(ts: TS, f: Facts): Verdict {
   return { kind: 'migrate', review: false, notes: [] };
 }
 
-/** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */
-function thenChainAwaited(ts: TS, call: ts.Expression): boolean {
-  let node: ts.Node = call;
-  for (;;) {
-    while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isAsExpression(node.parent) || ts.isNonNullExpression(node.parent))) node = node.parent;
-    const access = node.parent;
-    if (access && ts.isPropertyAccessExpression(access) && access.expression === node && ['then', 'catch', 'finally'].includes(access.name.text) &&
-        access.parent && ts.isCallExpression(access.parent) && access.parent.expression === access) {
-      node = access.parent;
-      continue;
-    }
-    break;
-  }
-  const parent = node.parent;
-  if (!parent) return false;
-  return ts.isAwaitExpression(parent) || ts.isReturnStatement(parent) || (ts.isArrowFunction(parent) && parent.body === node);
-}
 
 function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');

@@ -6,6 +6,7 @@ import type { TestFilePredicate } from './testFiles.js';
 import { decisiveNoRequest, reasonOfNoRequest } from './reasons.js';
 import { fileLine, listed } from './places.js';
 import { frameworkHandlerOf } from './frameworks.js';
+import { leftRunning } from './flow.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
 /**
@@ -82,6 +83,17 @@ export class ContextFinder {
     const file = node.getSourceFile();
     if (this.isTestFile(file.fileName)) return { type: 'no-request', why: 'test', detail: `${file.fileName.split('/').pop()} is a test, which runs outside any request` };
     return { type: 'no-request', why: 'startup', detail: 'module top level runs at startup, outside any request' };
+  }
+
+  /**
+   * Where a call runs the function it calls, for splitting it: where the call sits, except that a call
+   * started and left running (`void save(id)`) runs it past the request that started it, which may be
+   * gone when it asks. (Its handler still reaches the question: it is not rewritten without it.)
+   */
+  callerContextOf(call: ts.CallExpression, seen: Set<ts.Node> = new Set()): SiteContext {
+    const context = this.contextOf(call, seen);
+    if (context.type === 'no-request' || !leftRunning(this.ts, call)) return context;
+    return { type: 'no-request', why: 'fire-and-forget', detail: 'the call is started and never awaited' };
   }
 
   /** Whether a call no request reaches is a test's: it does not count as a caller outside requests. */

@@ -240,6 +240,40 @@ function consumptionOf(ts: TS, call: ts.Expression): { consumption: Consumption;
   return { consumption: 'stored', awaited: call };
 }
 
+/** The end of the `.then()` / `.catch()` / `.finally()` chain on `call` (the call itself where there is none). */
+function thenChainEnd(ts: TS, call: ts.Expression): ts.Node {
+  let node: ts.Node = call;
+  for (;;) {
+    while (node.parent && (ts.isParenthesizedExpression(node.parent) || ts.isAsExpression(node.parent) || ts.isNonNullExpression(node.parent))) node = node.parent;
+    const access = node.parent;
+    if (access && ts.isPropertyAccessExpression(access) && access.expression === node && ['then', 'catch', 'finally'].includes(access.name.text) &&
+        access.parent && ts.isCallExpression(access.parent) && access.parent.expression === access) {
+      node = access.parent;
+      continue;
+    }
+    return node;
+  }
+}
+
+/** `return ask().then(f)` / `await ask().then(f).catch(g)`: the chain is waited for, only not with `await ask()`. */
+export function thenChainAwaited(ts: TS, call: ts.Expression): boolean {
+  const end = thenChainEnd(ts, call);
+  const parent = end.parent;
+  if (!parent) return false;
+  return ts.isAwaitExpression(parent) || ts.isReturnStatement(parent) || (ts.isArrowFunction(parent) && parent.body === end);
+}
+
+/**
+ * `void save()`, `save();` or `save().then(log);` as a statement: the call is started and nothing waits
+ * for it, so whatever it does after its first await runs when the caller may have finished. A promise
+ * kept in a variable or handed on may be awaited later: not this.
+ */
+export function leftRunning(ts: TS, call: ts.Expression): boolean {
+  const end = thenChainEnd(ts, call);
+  const parent = end.parent;
+  return !!parent && (ts.isVoidExpression(parent) || ts.isExpressionStatement(parent));
+}
+
 /** The statement holding `node`: the nearest ancestor statement that sits in a statement position. */
 export function statementOf(ts: TS, node: ts.Node, boundary: ts.Node): ts.Statement | undefined {
   for (let n: ts.Node | undefined = node; n && n !== boundary; n = n.parent) {

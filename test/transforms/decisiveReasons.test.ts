@@ -43,9 +43,10 @@ describe('the decisive reason', () => {
     ])).toEqual([{ site: '6 handler-kind', marker: '// mrtr-migrate: handler-kind — allow() runs in a resources/subscribe handler, which cannot return input_required' }]);
   });
 
-  it('for a question started with void after the answer: fire-and-forget, and its handler is blocked by it', () => {
+  it('for a question started with void after the answer, in a helper that may return first: fire-and-forget, and its handler is blocked by it', () => {
     const found = refusals([
       'async function rateLater(name: string): Promise<void> {',
+      '  if (!name) return;',
       "  const rating = await server.server.elicitInput({ mode: 'form', message: `Rate ${name}?`, requestedSchema: { type: 'object', properties: {} } });",
       '  console.error(rating.action);',
       '}',
@@ -56,9 +57,30 @@ describe('the decisive reason', () => {
       "  return { content: [{ type: 'text', text: 'shipped' }] };",
       '});',
     ]);
-    expect(found.map(f => f.site)).toEqual(['5 fire-and-forget', '9 blocked-by-sibling']);
-    expect(found[0]!.marker).toMatch(/^\/\/ mrtr-migrate: fire-and-forget — the elicitInput\(\) promise is not awaited by the handler/);
+    expect(found.map(f => f.site)).toEqual(['6 fire-and-forget', '10 blocked-by-sibling']);
+    // Not 'may return before its question': the helper's shape matters only once a request waits for it.
+    expect(found[0]!.marker).toBe('// mrtr-migrate: fire-and-forget — helper rateLater() is started at line 14 and never awaited, so the request may be gone when it asks');
     expect(found[1]!.marker).toMatch(/^\/\/ mrtr-migrate: blocked-by-sibling — .*is refused \(fire-and-forget\)/);
+  });
+
+  it('for a helper one handler awaits and another starts with .then() and leaves: fire-and-forget, before the helper\'s own shape', () => {
+    const found = refusals([
+      'async function pickModel(topic: string): Promise<string> {',
+      "  const hint = topic.trim();",
+      "  if (hint === '') return 'default';",
+      "  const reply = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: hint } }], maxTokens: 5 });",
+      "  return reply.content.type === 'text' ? reply.content.text : 'default';",
+      '}',
+      "server.registerTool('plan', { inputSchema: z.object({ topic: z.string() }) }, async ({ topic }) => {",
+      "  return { content: [{ type: 'text', text: await pickModel(topic) }] };",
+      '});',
+      "server.registerTool('warm', { inputSchema: z.object({ topic: z.string() }) }, async ({ topic }) => {",
+      '  pickModel(topic).then(model => console.error(model));',
+      "  return { content: [{ type: 'text', text: 'warming' }] };",
+      '});',
+    ]);
+    expect(found.map(f => f.site)).toEqual(['7 fire-and-forget']);
+    expect(found[0]!.marker).toBe('// mrtr-migrate: fire-and-forget — helper pickModel() is started at line 15 and never awaited, so the request may be gone when it asks');
   });
 
   it('for a helper only oninitialized calls: no live request; for one no caller the analysis sees reaches: caller not found', () => {
