@@ -4,7 +4,7 @@ import { skipOuter } from './sdk.js';
 import type { TS } from './types.js';
 
 /**
- * Objects of a file that hold handlers (`const tools = { deploy: confirmDeploy, ... }`), read by
+ * Objects and Maps of a file that hold handlers (`const tools = { deploy: confirmDeploy, ... }`), read by
  * registrations through data (dataRegistrations.ts) and dispatch maps (dispatchMaps.ts): every entry
  * is seen only where the object is a `const` written out without a spread or a computed key, not
  * exported, and only read.
@@ -31,6 +31,80 @@ export function constObjectEntries(ts: TS, decl: LocalDecl): ObjectEntry[] | und
     entries.push({ key: p.name.text, value });
   }
   return entries;
+}
+
+/**
+ * The entries of the `const` Map `decl` declares (`new Map([['deploy', confirmDeploy], ...])`) and
+ * those `set` on it (`tools.set('status', ...)`) by statements of the block that declares it, before
+ * any other use of it: every entry is seen where the Map is not exported and is otherwise only read
+ * (`get`, `has`, `size`, iterated). `valueType` is the value type it declares (`Map<string, F>`).
+ */
+export function constMapEntries(ts: TS, decl: LocalDecl): { entries: ObjectEntry[]; valueType: ts.TypeNode | undefined } | undefined {
+  const declaration = decl.declaration;
+  if (decl.kind !== 'const' || !ts.isVariableDeclaration(declaration) || !declaration.initializer || !ts.isIdentifier(declaration.name)) return undefined;
+  const built = skipOuter(ts, declaration.initializer);
+  if (!ts.isNewExpression(built) || !isGlobal(ts, built.expression, 'Map') || (built.arguments?.length ?? 0) > 1 ||
+      isExported(ts, declaration.getSourceFile(), declaration.name.text, declaration)) return undefined;
+  const entries: ObjectEntry[] = [];
+  const initial = built.arguments?.[0] && skipOuter(ts, built.arguments[0]);
+  if (initial && !ts.isArrayLiteralExpression(initial)) return undefined;
+  for (const element of initial?.elements ?? []) {
+    const pair = skipOuter(ts, element);
+    const entry = ts.isArrayLiteralExpression(pair) && pair.elements.length === 2 ? keyedEntry(ts, pair.elements[0]!, pair.elements[1]!) : undefined;
+    if (!entry) return undefined;
+    entries.push(entry);
+  }
+  const added = addedBySet(ts, decl, declaration);
+  if (!added) return undefined;
+  entries.push(...added);
+  const declared = declaration.type && ts.isTypeReferenceNode(declaration.type) && ['Map', 'ReadonlyMap'].includes(declaration.type.typeName.getText()) ? declaration.type.typeArguments : undefined;
+  const typeArguments = declared ?? built.typeArguments;
+  return { entries, valueType: typeArguments?.length === 2 ? typeArguments[1] : undefined };
+}
+
+/** `['deploy', confirmDeploy]` / `map.set('deploy', confirmDeploy)`: a key written as a string, and its value. */
+function keyedEntry(ts: TS, key: ts.Expression, value: ts.Expression): ObjectEntry | undefined {
+  const k = skipOuter(ts, key);
+  return ts.isStringLiteralLike(k) && !ts.isSpreadElement(value) ? { key: k.text, value } : undefined;
+}
+
+/**
+ * The entries `map.set(key, value)` statements add, where each is a statement of the block that
+ * declares the Map and comes before every other use of it, and every other use reads it.
+ */
+function addedBySet(ts: TS, map: LocalDecl, declaration: ts.VariableDeclaration): ObjectEntry[] | undefined {
+  const block = declaration.parent.parent.parent;
+  const added: ObjectEntry[] = [];
+  let firstRead = Infinity;
+  let lastSet = -1;
+  let open = false;
+  forEachValueIdentifier(ts, declaration.getSourceFile(), use => {
+    if (open || use === map.nameNode || resolveIdentifier(ts, use) !== map) return;
+    const parent = use.parent;
+    const access = ts.isPropertyAccessExpression(parent) && parent.expression === use ? parent : undefined;
+    const call = access && ts.isCallExpression(access.parent) && access.parent.expression === access ? access.parent : undefined;
+    if (call && access!.name.text === 'set') {
+      const entry = call.arguments.length === 2 && ts.isExpressionStatement(call.parent) && call.parent.parent === block ? keyedEntry(ts, call.arguments[0]!, call.arguments[1]!) : undefined;
+      if (entry) added.push(entry);
+      else open = true;
+      lastSet = Math.max(lastSet, call.pos);
+      return;
+    }
+    firstRead = Math.min(firstRead, use.pos);
+    if (ts.isForOfStatement(parent) && parent.expression === use) return;
+    if (call && MAP_READS.has(access!.name.text)) return;
+    if (access && !call && access.name.text === 'size' && !isWriteReference(ts, access)) return;
+    open = true;
+  });
+  return open || lastSet > firstRead ? undefined : added;
+}
+
+const MAP_READS = new Set(['get', 'has', 'keys', 'values', 'entries']);
+
+/** `Map`, `Object`: the global of that name, not a binding of the file. */
+export function isGlobal(ts: TS, e: ts.Expression, name: string): boolean {
+  const id = skipOuter(ts, e);
+  return ts.isIdentifier(id) && id.text === name && !resolveIdentifier(ts, id);
 }
 
 /** Every use of the object reads it: `map[key]` (not written or deleted), `key in map`, `Object.keys(map)` / `values` / `entries`, `typeof map`. */

@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import { forEachValueIdentifier, isAssignedIn, isExported, resolveIdentifier, type LocalDecl } from './scope.js';
 import { skipOuter } from './sdk.js';
 import { promisedFunction, returnedFunction } from './wrappedHandlers.js';
-import { constObjectEntries, entryValueType } from './constObjects.js';
+import { constMapEntries, constObjectEntries, entryValueType, isGlobal, type ObjectEntry } from './constObjects.js';
 import type { TS } from './types.js';
 
 /**
@@ -15,6 +15,10 @@ import type { TS } from './types.js';
  *
  *   const tools = { deploy: confirmDeploy, status: async () => ... };
  *   for (const [name, handler] of Object.entries(tools)) server.registerTool(name, {}, handler);
+ *
+ *   const tools = new Map([['deploy', confirmDeploy]]);
+ *   tools.set('status', async () => ...);
+ *   for (const [name, handler] of tools) server.registerTool(name, {}, handler);
  *
  * Each function the list holds is a handler of that registration, under the name its own entry
  * gives (or the key it is held under). Followed only where the list is a `const` of the file whose
@@ -174,10 +178,12 @@ interface ListEntry {
  */
 function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.TypeNode | undefined; pairs: boolean } | undefined {
   const id = skipOuter(ts, e);
-  if (ts.isCallExpression(id)) return objectEntries(ts, id);
+  if (ts.isCallExpression(id)) return objectEntries(ts, id) ?? mapEntries(ts, id);
   const decl = ts.isIdentifier(id) ? resolveIdentifier(ts, id) : undefined;
   const declaration = decl?.declaration;
   if (!decl || !declaration) return undefined;
+  const map = constMapEntries(ts, decl);
+  if (map) return { entries: map.entries.map(keyedListEntry(ts)), type: map.valueType, pairs: true };
   let written: ts.Expression[];
   if (decl.kind === 'const' && ts.isVariableDeclaration(declaration) && declaration.initializer) {
     const initial = skipOuter(ts, declaration.initializer);
@@ -208,14 +214,28 @@ function listOf(ts: TS, e: ts.Expression): { entries: ListEntry[]; type: ts.Type
  */
 function objectEntries(ts: TS, call: ts.CallExpression): { entries: ListEntry[]; type: ts.TypeNode | undefined; pairs: boolean } | undefined {
   const callee = skipOuter(ts, call.expression);
-  const method = ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'Object' && !resolveIdentifier(ts, callee.expression) ? callee.name.text : undefined;
+  const method = ts.isPropertyAccessExpression(callee) && isGlobal(ts, callee.expression, 'Object') ? callee.name.text : undefined;
   const arg = call.arguments.length === 1 ? skipOuter(ts, call.arguments[0]!) : undefined;
   const decl = arg && ts.isIdentifier(arg) ? resolveIdentifier(ts, arg) : undefined;
   const properties = (method === 'entries' || method === 'values') && decl ? constObjectEntries(ts, decl) : undefined;
   if (!properties) return undefined;
-  const entries = properties.map(({ key, value }) => ({ value, key, type: ts.isIdentifier(value) ? declaredType(ts, value) : undefined }));
   const declared = (decl!.declaration as ts.VariableDeclaration).type;
-  return { entries, type: declared && entryValueType(ts, declared), pairs: method === 'entries' };
+  return { entries: properties.map(keyedListEntry(ts)), type: declared && entryValueType(ts, declared), pairs: method === 'entries' };
+}
+
+/** `tools.entries()` / `tools.values()` of a Map of the file whose every entry is seen (constObjects.ts). */
+function mapEntries(ts: TS, call: ts.CallExpression): { entries: ListEntry[]; type: ts.TypeNode | undefined; pairs: boolean } | undefined {
+  const callee = skipOuter(ts, call.expression);
+  const method = ts.isPropertyAccessExpression(callee) && call.arguments.length === 0 ? callee.name.text : undefined;
+  const held = method === 'entries' || method === 'values' ? skipOuter(ts, (callee as ts.PropertyAccessExpression).expression) : undefined;
+  const decl = held && ts.isIdentifier(held) ? resolveIdentifier(ts, held) : undefined;
+  const map = decl && constMapEntries(ts, decl);
+  return map && { entries: map.entries.map(keyedListEntry(ts)), type: map.valueType, pairs: method === 'entries' };
+}
+
+/** An entry held under a key: its value, and the type its own `const` declares where it is one. */
+function keyedListEntry(ts: TS): (entry: ObjectEntry) => ListEntry {
+  return ({ key, value }) => ({ value, key, type: ts.isIdentifier(value) ? declaredType(ts, value) : undefined });
 }
 
 /** The type a `const` of the file declares (`const confirmDeploy: Handler = ...`). */

@@ -114,6 +114,39 @@ describe('the entries or values of an object iterated into registerTool', () => 
   });
 });
 
+describe('the entries or values of a Map iterated into registerTool', () => {
+  const LOOP_PAIRS = 'for (const [id, run] of tools) server.registerTool(id, {}, run);';
+  it('registers each function under the key it is held by, whether written into the Map or set on it before it is read', () => {
+    const written = ['const tools = new Map([["go", ask], ["noop", async () => ({ content: [] })]]);', LOOP_PAIRS];
+    const set = ['const tools = new Map<string, () => Promise<{ content: { type: "text"; text: string }[] }>>();', 'tools.set("go", ask);', 'for (const [id, run] of tools.entries()) server.registerTool(id, {}, run);'];
+    const declared = ['const tools: Map<string, () => Promise<{ content: { type: "text"; text: string }[] }>> = new Map([["go", ask]]);', 'if (tools.has("go") && tools.size > 0) ' + LOOP_PAIRS];
+    const values = ['const tools = new Map([["first", { id: "go", run: ask }]]);', 'for (const { id, run } of tools.values()) server.registerTool(id, {}, run);'];
+    for (const lines of [written, set, declared, values]) {
+      const analysis = analyzeBoth([...HEAD, ...lines].join('\n'));
+      expect(summary(analysis.typed), lines.join(' ')).toEqual(['4 migrate go']);
+      expect(summary(analysis.untyped), lines.join(' ')).toEqual(['4 migrate go']);
+    }
+  });
+
+  it('is not followed where an entry may come from elsewhere, be removed or be set too late: the caller is not found', () => {
+    const open = [
+      ['export const tools = new Map([["go", ask]]);', LOOP_PAIRS], // other modules may set
+      ['const tools = new Map([["go", ask]]);', LOOP_PAIRS, 'tools.set("late", async () => ({ content: [] }));'], // set after it is read
+      ['const tools = new Map([["go", ask]]);', 'function more() { tools.set("more", ask); }', LOOP_PAIRS], // set where it may run any time
+      ['const tools = new Map([["go", ask]]);', 'tools.delete("go");', LOOP_PAIRS],
+      ['const tools = new Map([["go", ask]]);', 'register(tools);', 'declare function register(m: unknown): void;', LOOP_PAIRS], // handed on
+      ['const name = "go";', 'const tools = new Map([[name, ask]]);', LOOP_PAIRS], // a key not written as a string
+      ['const start: [string, typeof ask][] = [["go", ask]];', 'const tools = new Map(start);', LOOP_PAIRS], // entries from another list
+      ['type Run = () => Promise<unknown>;', 'const tools = new Map<string, Run>([["go", ask]]);', LOOP_PAIRS], // a type the rewrite cannot widen
+      ['class Map<K, V> { constructor(_: [K, V][]) {} *[Symbol.iterator](): Iterator<[K, V]> {} }', 'const tools = new Map([["go", ask]]);', LOOP_PAIRS], // not the global Map
+    ];
+    for (const lines of open) {
+      const { typed } = analyzeBoth([...HEAD, ...lines].join('\n'));
+      expect(summary(typed), lines.join(' ')).toEqual(['4 refuse:caller-not-found']);
+    }
+  });
+});
+
 describe('a closure handed to a constructor', () => {
   const ASK_BODY = "const a = await server.server.elicitInput({ mode: 'form', message: 'Go?', requestedSchema: { type: 'object', properties: {} } }); return { content: [{ type: 'text' as const, text: a.action }] };";
   const REPLY = 'Promise<{ content: { type: "text"; text: string }[] }>';
