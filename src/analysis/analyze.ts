@@ -645,6 +645,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
   if (flow.list && !('problem' in flow.list) && !listFormOk(ts, flow.statement, flow.form)) {
     return refuse('unsupported-construct', 'the answers of a question per item are used inside a larger statement; give them a statement of their own (`const answers = await Promise.all(items.map(...))`).');
   }
+  // A side effect the registration would repeat in every round decides before the state, which is the handler's (reasons.ts).
+  if (context.handler.wrapper?.repeats) return refuse('unsupported-construct', context.handler.wrapper.problem!);
   // State that cannot travel decides before what the rewrite does not handle yet (reasons.ts).
   const untravellable = untravellableLocal(f.live?.locals ?? []);
   if (untravellable) return untravellable;

@@ -6,7 +6,8 @@ import type { NoRequestWhy, RefusalReason, SiteContext } from './types.js';
  * reason reported is the one a user must deal with first: a server too old for the rewrite, a handler
  * kind that cannot answer input_required, a framework that owns the handler, a relay, a question
  * nobody awaits, no request at all, then state that cannot travel, then what the rewrite does not
- * handle yet. "Cannot tell" (unknown-local-type) is last but one: types may show there is no obstacle.
+ * handle yet. (Within one handler, code its registrar would run again in every round is named before
+ * the state it carries: analyze.ts verdictFor.) "Cannot tell" (unknown-local-type) is last but one: types may show there is no obstacle.
  */
 const RANK: Record<RefusalReason, number> = {
   'ignored': 0,

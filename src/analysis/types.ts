@@ -92,6 +92,8 @@ export interface HandlerWrapper {
   outerCtxParamIndex: number;
   /** Why the wrapper cannot pass a handler's input-required result on, when it cannot. */
   problem: string | undefined;
+  /** The problem is code the wrapper runs before the handler, which would run again in every round (a side effect that repeats). */
+  repeats?: boolean;
 }
 
 /** Where a site sits relative to a live client request. */

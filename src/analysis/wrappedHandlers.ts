@@ -89,7 +89,7 @@ export type PassThrough =
   | { kind: 'returned' }
   /** `text: await handler()` inside `statement` (undefined: the wrapper's expression body): awaited first, passed on when input-required. */
   | { kind: 'hoisted'; awaited: ts.AwaitExpression; statement: ts.Statement | undefined }
-  | { kind: 'problem'; problem: string };
+  | { kind: 'problem'; problem: string; repeats?: true };
 
 /** Describes the wrapper of a handler, and whether the rewrite can make it pass input-required results on. */
 export function describeWrapper(ts: TS, outer: ts.FunctionLikeDeclaration, outerCtxParamIndex: number, inner: { call: ts.CallExpression; owner: ts.FunctionLikeDeclaration; index: number; decl: LocalDecl }, checker: ts.TypeChecker | undefined): HandlerWrapper {
@@ -124,7 +124,10 @@ function wrapperProblem(ts: TS, w: HandlerWrapper, decl: LocalDecl, checker: ts.
   const typeProblem = parameterTypeProblem(ts, w.parameter!, w.call.arguments.length, w.outerCtxParamIndex);
   if (typeProblem) return `${ownerName}'s parameter \`${param}\` ${typeProblem}.`;
   const through = passThrough(ts, w, checker);
-  if (through.kind === 'problem') return `${ownerName} ${through.problem} (line ${line(w.call)}).`;
+  if (through.kind === 'problem') {
+    if (through.repeats) w.repeats = true;
+    return `${ownerName} ${through.problem} (line ${line(w.call)}).`;
+  }
   return undefined;
 }
 
@@ -284,11 +287,11 @@ function blockedPath(ts: TS, statement: ts.Statement, body: ts.Node, checker: ts
     if (ts.isBlock(parent)) {
       const earlier = parent.statements.slice(0, parent.statements.indexOf(n as ts.Statement));
       const effect = earlier.find(s => !rerunsUnseen(ts, s, checker));
-      if (effect) return { kind: 'problem', problem: `runs \`${firstLine(effect.getText())}\` before it calls the handler, which would run again in every round` };
+      if (effect) return { kind: 'problem', problem: `runs \`${firstLine(effect.getText())}\` before it calls the handler, which would run again in every round`, repeats: true };
       continue;
     }
     if (ts.isTryStatement(parent) && parent.tryBlock === n) {
-      if (parent.finallyBlock) return { kind: 'problem', problem: 'has a finally block around the handler\'s call, which would run again in every round' };
+      if (parent.finallyBlock) return { kind: 'problem', problem: 'has a finally block around the handler\'s call, which would run again in every round', repeats: true };
       continue;
     }
     return { kind: 'problem', problem: 'calls the handler under a condition or in a loop, where the rewrite does not pass its input-required result on' };

@@ -83,6 +83,25 @@ describe('the decisive reason', () => {
     expect(found[0]!.marker).toBe('// mrtr-migrate: fire-and-forget — helper pickModel() is started at line 15 and never awaited, so the request may be gone when it asks');
   });
 
+  it('for a handler whose registrar mints a token before calling it and that carries a Date: the minting that would repeat, not the Date', () => {
+    const found = refusals([
+      'const minted: string[] = [];',
+      'function withToken(name: string, run: (args: { path: string }) => Promise<{ content: { type: "text"; text: string }[] }>) {',
+      '  server.registerTool(name, { inputSchema: z.object({ path: z.string() }) }, async (args) => {',
+      '    minted.push(`t${minted.length}`);',
+      '    return run(args);',
+      '  });',
+      '}',
+      "withToken('purge', async ({ path }) => {",
+      '  const since = new Date();',
+      "  const go = await server.server.elicitInput({ mode: 'form', message: `Purge ${path}?`, requestedSchema: { type: 'object', properties: {} } });",
+      "  return { content: [{ type: 'text', text: `${go.action} since ${since.toISOString()}` }] };",
+      '});',
+    ]);
+    expect(found.map(f => f.site)).toEqual(['13 unsupported-construct']);
+    expect(found[0]!.marker).toMatch(/^\/\/ mrtr-migrate: unsupported-construct — withToken\(\) runs `minted\.push\(`t\$\{minted\.length\}`\);` before it calls the handler, which would run again in every/);
+  });
+
   it('for a helper only oninitialized calls: no live request; for one no caller the analysis sees reaches: caller not found', () => {
     expect(refusals([
       'async function roots(): Promise<string[]> {',
