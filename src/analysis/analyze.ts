@@ -590,6 +590,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     const kinds = [...new Set(context.handlers.map(h => h.method))].join(' and ');
     return refuse('handler-kind', `${context.helperName}() runs in a ${kinds} handler, which cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
   }
+  const task = taskHint(ts, f, label);
+  if (task) return refuse('task-augmented', task);
   // An error object is not a promise: where it is thrown (or not) is judged in urlThrowVerdict.
   const isError = raw.api === 'UrlElicitationRequiredError';
   if (!isError && flow?.consumption === 'then' && thenChainAwaited(ts, raw.call)) {
@@ -1072,6 +1074,18 @@ function guardVerdict(ts: TS, f: Facts): Verdict {
 
 function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');
+}
+
+/**
+ * Why a question the client is to run as a task (`params.task`, the `task` option) or that is queued
+ * on one (`relatedTask`) has no 2026-07-28 form: no question is a task there. What the user can do.
+ */
+function taskHint(ts: TS, f: Facts, label: string): string | undefined {
+  const advice = 'ask a plain question (inputRequired(); its answer comes with the retry), or make the tool itself a task (the io.modelcontextprotocol/tasks extension), by hand.';
+  if (f.raw.task) return `the ${label} asks the client to run it as a task (\`task\`, line ${lineOf(f.raw.task)}); no 2026-07-28 question is a task: ${advice}`;
+  if (f.options.task === 'relatedTask') return `the ${label} is queued on a task by its relatedTask option (delivered through tasks/result); no 2026-07-28 question is a task's: ${advice}`;
+  if (f.options.task) return `the ${label} asks the client to run it as a task (call option \`task\`); no 2026-07-28 question is a task: ${advice}`;
+  return undefined;
 }
 
 /** Handler shapes the rewrite does not produce code for (yet). */

@@ -15,6 +15,8 @@ export interface CallOptions {
   notes: string[];
   /** Why the options cannot be dropped; the site is refused when set. */
   problem: string | undefined;
+  /** The option that ties the question to a task (`task`, `relatedTask`), which decides before any other. */
+  task?: string | undefined;
 }
 
 /** What replaces each `RequestOptions` member (v1 `shared/protocol` and v2 `RequestOptions` / `TransportSendOptions`). */
@@ -27,18 +29,19 @@ const REPLACEMENT: Record<string, string> = {
   relatedRequestId: 'relatedRequestId dropped: the question now travels in the result of the call itself, so it is related to that call by construction',
 };
 
-/**
- * Options that change where or how the question is delivered, which MRTR has no equivalent for.
- * The v2 SDK removed the task interception layer and keeps the task types only as deprecated wire
- * vocabulary (docs/migration/support-2026-07-28.md, "Tasks: deprecated wire vocabulary").
- */
+/** Options that change where or how the question is delivered, which MRTR has no equivalent for. */
 const NOT_DROPPABLE: Record<string, string> = {
-  relatedTask: 'relatedTask queues the question on a task (delivered through tasks/result); the 2026-07-28 flow has no task channel (the v2 SDK keeps tasks only as deprecated wire vocabulary), so the question would reach the client another way',
-  task: 'task asks the client to answer the question as a task (call now, fetch later); an inputRequired() question is answered in the retry',
   resumptionToken: 'resumptionToken resumes an interrupted transport stream; it has no meaning for a question carried in a result',
   onresumptiontoken: 'onresumptiontoken tracks transport stream resumption; it has no meaning for a question carried in a result',
   allowInputRequired: 'allowInputRequired is a client-side option',
 };
+
+/**
+ * Options that make the question a task's (asked as one, or queued on one): the reason task-augmented.
+ * The v2 SDK removed the task interception layer and keeps the task types only as deprecated wire
+ * vocabulary (docs/migration/support-2026-07-28.md, "Tasks: deprecated wire vocabulary").
+ */
+const TASK_OPTIONS: ReadonlySet<string> = new Set(['task', 'relatedTask']);
 
 export function analyzeCallOptions(ts: TS, options: ts.Expression | undefined, checker: ts.TypeChecker | undefined): CallOptions {
   if (!options) return { names: [], notes: [], problem: undefined };
@@ -73,8 +76,8 @@ function fromLiteral(ts: TS, literal: ts.ObjectLiteralExpression, valuesDropped:
       return { names, notes: [], problem: 'the call options use a computed property name; write the option names out.' };
     }
     // An option MRTR has no place for is the first thing to say.
-    const byName = judge([name]).problem;
-    if (byName) return { names, notes: [], problem: byName };
+    const byName = judge([name]);
+    if (byName.problem) return { names, notes: [], problem: byName.problem, task: byName.task };
     if (valuesDropped && ts.isPropertyAssignment(property) && !dropsSafely(ts, property.initializer)) {
       return { names, notes: [], problem: `call option ${name}'s value (\`${short(property.initializer.getText())}\`) would be dropped with the call and may have side effects; compute it in a statement before the call.` };
     }
@@ -85,9 +88,10 @@ function fromLiteral(ts: TS, literal: ts.ObjectLiteralExpression, valuesDropped:
   return { names, ...judge(names) };
 }
 
-function judge(names: string[]): { notes: string[]; problem: string | undefined } {
+function judge(names: string[]): { notes: string[]; problem: string | undefined; task?: string } {
   const notes: string[] = [];
   for (const name of names) {
+    if (TASK_OPTIONS.has(name)) return { notes: [], problem: `call option ${name} ties the question to a task`, task: name };
     const blocker = NOT_DROPPABLE[name];
     if (blocker) return { notes: [], problem: `call option ${blocker}; drop the option by hand if the question may be asked in the call's own result.` };
     const note = REPLACEMENT[name];

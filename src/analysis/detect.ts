@@ -28,6 +28,8 @@ export interface RawSite {
   untypedReceiver?: ts.Expression | undefined;
   /** For api `framework`: the framework whose API asks, and the call as written. */
   framework?: FrameworkQuestion | undefined;
+  /** The `task` member of the params as written: a task-augmented request (2025-11-25), which the client runs as a task. */
+  task?: ts.Node | undefined;
 }
 
 export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
@@ -35,6 +37,7 @@ export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkReso
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const site = classifyCall(ts, node, resolver) ?? frameworkSite(ts, node, resolver);
+      if (site && site.params) site.task = taskMember(ts, site.paramsWritten ?? writtenValue(ts, site.params, node, resolver.checker));
       if (site) sites.push(site);
     } else if (ts.isNewExpression(node)) {
       const ctor = resolver.sdkExport(node.expression);
@@ -210,6 +213,13 @@ function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGen
 function elicitation(ts: TS, base: Pick<RawSite, 'node' | 'call' | 'sdk'>, api: SiteApi, args: ts.NodeArray<ts.Expression>, resolver: SdkResolver): RawSite {
   const paramsWritten = args[0] && writtenValue(ts, args[0], base.call, resolver.checker);
   return { ...base, kind: elicitationKind(ts, paramsWritten), api, params: args[0], options: args[1], paramsWritten };
+}
+
+/** `{ ..., task: { ttl } }`: the member that makes a request task-augmented, where the params are written out. */
+function taskMember(ts: TS, params: ts.Expression): ts.ObjectLiteralElementLike | undefined {
+  const e = skipOuter(ts, params);
+  if (!ts.isObjectLiteralExpression(e)) return undefined;
+  return e.properties.find(p => p.name !== undefined && (ts.isIdentifier(p.name) || ts.isStringLiteralLike(p.name)) && p.name.text === 'task');
 }
 
 /** URL-mode elicitation through `elicitInput({ mode: 'url', ... })` is the URL flavour. */

@@ -5,6 +5,7 @@ import type { NoRequestWhy, RefusalReason, SiteContext } from './types.js';
  * callers of a helper, a question that is both in an odd construct and followed by a live Map), the
  * reason reported is the one a user must deal with first: a server too old for the rewrite, a handler
  * kind that cannot answer input_required, a framework that owns the handler, a relay, a question
+ * the client is to run as a task (it has no 2026-07-28 form wherever it is asked), a question
  * nobody awaits, no request at all, then state that cannot travel, then what the rewrite does not
  * handle yet. (Within one handler, code its registrar would run again in every round is named before
  * the state it carries: analyze.ts verdictFor.) "Cannot tell" (unknown-local-type) is last but one: types may show there is no obstacle.
@@ -16,11 +17,12 @@ const RANK: Record<RefusalReason, number> = {
   'handler-kind': 3,
   'framework': 4,
   'relay': 5,
-  'fire-and-forget': 6,
-  'detached-task': 7,
-  'no-live-request': 8,
-  'non-json-local': 9,
-  'shared-state-mutated': 10,
+  'task-augmented': 6,
+  'fire-and-forget': 7,
+  'detached-task': 8,
+  'no-live-request': 9,
+  'non-json-local': 10,
+  'shared-state-mutated': 11,
   'server-not-found': 12,
   'loop': 13,
   'parallel': 14,

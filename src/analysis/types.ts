@@ -208,6 +208,8 @@ export type RefusalReason =
   | 'untyped-receiver'
   /** Inside a request handler of an MCP client: a question an upstream server asked, relayed to this server's client. */
   | 'relay'
+  /** A question the client is to run as a task (`params.task`, the `task` / `relatedTask` call options): no 2026-07-28 question is one. */
+  | 'task-augmented'
   /** In a handler an MCP framework owns, or asked through a framework's API (see frameworks.ts). */
   | 'framework'
   /** Under a `// mrtr-migrate-ignore <reason>` comment (see suppressions.ts). */

@@ -316,13 +316,12 @@ describe('call options', () => {
     }
   });
 
+  // Options that tie the question to a task (`task`, `relatedTask`) are refused task-augmented: test/analysis/taskAugmented.test.ts.
   it('stay refused when dropping them is not safe or has no MRTR meaning', () => {
     const cases: Array<[string, RegExp]> = [
       ['{ timeout: computeWait() }', /call option timeout's value \(`computeWait\(\)`\) would be dropped with the call and may have side effects/],
       ['{ ...defaults }', /spread another object/],
       ['makeOptions()', /computed by an expression the rewrite would drop/],
-      ["{ relatedTask: { taskId: 't1' } }", /relatedTask queues the question on a task .*deprecated wire vocabulary/],
-      ['{ task: { ttl: 1000 } }', /task asks the client to answer the question as a task/],
       ['{ retries: 3 }', /call option retries is not a known request option/],
     ];
     for (const [options, expected] of cases) {

@@ -32,6 +32,7 @@ const REASONS: Record<RefusalReason, true> = {
   'unsupported-construct': true,
   'untyped-receiver': true,
   relay: true,
+  'task-augmented': true,
   framework: true,
   ignored: true,
   'sdk-version': true,
