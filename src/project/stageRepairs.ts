@@ -3,6 +3,7 @@ import { Node, SyntaxKind, ts, type ParameterDeclaration, type SourceFile, type 
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
 import { SdkResolver } from '../analysis/sdk.js';
+import { resolveIdentifier } from '../analysis/scope.js';
 import type { Handler, TS } from '../analysis/types.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
 import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js';
@@ -13,6 +14,7 @@ import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js'
  *
  * before the official transforms
  *   1. nameDestructuredContexts  `async (args, { sendRequest })`: the context gets a name
+ *      remapLoneContexts         `async (extra) => extra.sendRequest(...)`: its members, as the stage maps them in longer callbacks
  *   2. retargetRegistrarPatches  `(server as any).tool = (...args) => original(...args)`: patches `registerTool`
  *   3. inlineBoundRegistrars     `const tool = server.tool.bind(server); tool(...)`: `server.tool(...)`
  *   4. holdRegistrationTexts     non-literal names and descriptions held in placeholder literals
@@ -29,9 +31,10 @@ import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js'
  */
 export function beforeOfficialStage(sourceFile: SourceFile, registeredDirectly: ReadonlySet<string>): { changed: boolean; held: Map<string, string> } {
   const named = nameDestructuredContexts(sourceFile);
+  const lone = remapLoneContexts(sourceFile);
   const patches = retargetRegistrarPatches(sourceFile, registeredDirectly);
   const inlined = inlineBoundRegistrars(sourceFile, patches.patched);
-  return { changed: named || patches.changed || inlined, held: holdRegistrationTexts(sourceFile) };
+  return { changed: named || lone || patches.changed || inlined, held: holdRegistrationTexts(sourceFile) };
 }
 
 /** The v1 registration methods and the v2 methods that take their place. */
@@ -279,6 +282,48 @@ function nameDestructuredContexts(sourceFile: SourceFile): boolean {
     if ('problem' in rename) continue;
     edits.push({ start: rename.pattern.getStart(file), end: rename.pattern.getEnd(), text: CONTEXT_NAME });
     for (const use of rename.uses) edits.push({ start: use.node.getStart(file), end: use.node.getEnd(), text: use.text });
+  }
+  if (edits.length === 0) return false;
+  sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
+  return true;
+}
+
+/** Where v2 keeps the v1 context's members, as the official stage maps them (`extra.sendRequest` is `ctx.mcpReq.send`). */
+const CONTEXT_MEMBERS: Record<string, string> = {
+  sendRequest: 'mcpReq.send',
+  sendNotification: 'mcpReq.notify',
+  signal: 'mcpReq.signal',
+  requestId: 'mcpReq.id',
+  _meta: 'mcpReq._meta',
+  authInfo: 'http?.authInfo',
+  requestInfo: 'http?.req',
+  closeSSEStream: 'http?.closeSSE',
+  closeStandaloneSSEStream: 'http?.closeStandaloneSSE',
+};
+
+/**
+ * `server.tool('survey', async (extra) => extra.sendRequest(...))`: a handler whose one parameter is
+ * its context (a tool or prompt without arguments). The official stage maps the context's members
+ * only in callbacks of two parameters or more, and leaves these on v1 names v2 does not have; here
+ * they are mapped as it maps the others, in reads (`extra.mcpReq.send(...)`) and in type queries
+ * (`typeof extra.mcpReq.send`; an optional `http?.` member has no type-query form and is left).
+ * Returns whether the file changed.
+ */
+function remapLoneContexts(sourceFile: SourceFile): boolean {
+  const tsApi = ts as unknown as TS;
+  const file = sourceFile.compilerNode as unknown as import('typescript').SourceFile;
+  const edits: Edit[] = [];
+  for (const handler of requestHandlers(sourceFile.compilerNode)) {
+    const param = handler.fn.parameters[0];
+    if (handler.sdk !== 'v1' || handler.ctxParamIndex !== 0 || handler.fn.parameters.length !== 1 || !param || !tsApi.isIdentifier(param.name) || !handler.fn.body) continue;
+    const context = param.name;
+    const visit = (node: import('typescript').Node): void => {
+      const member = tsApi.isPropertyAccessExpression(node) ? { left: node.expression, right: node.name } : tsApi.isQualifiedName(node) ? { left: node.left, right: node.right } : undefined;
+      const path = member && tsApi.isIdentifier(member.left) && resolveIdentifier(tsApi, member.left)?.nameNode === context ? CONTEXT_MEMBERS[member.right.text] : undefined;
+      if (path && !(tsApi.isQualifiedName(node) && path.includes('?'))) edits.push({ start: member!.right.getStart(file), end: member!.right.getEnd(), text: path });
+      else node.forEachChild(visit);
+    };
+    visit(handler.fn.body);
   }
   if (edits.length === 0) return false;
   sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
