@@ -48,3 +48,11 @@ export function verdictNotation(verdict: { kind: 'migrate'; review: boolean } | 
   if (verdict.kind === 'migrate') return verdict.review ? 'review' : 'migrate';
   return `refuse:${verdict.reason}`;
 }
+
+/**
+ * The text without the run's marker lines (`// mrtr-migrate: ...`): a file the run only marks (held
+ * back on v1, rolled back) must be, apart from them, byte for byte as it was.
+ */
+export function withoutMarkerLines(text: string): string {
+  return text.split('\n').filter(line => !/^\s*\/\/ mrtr-migrate: /.test(line)).join('\n');
+}

@@ -32,7 +32,10 @@ describe('type errors of the official v1-to-v2 stage', () => {
     const report = await migrate({ cwd: dir, dryRun: true });
     const file = report.files.find(f => f.file === 'server.ts')!;
     expect(file.rolledBack).toBe(true);
-    expect(file.after).toBe(file.before);
+    // The code stays as read; the question it keeps gets its marker, the only edit.
+    const lines = file.before.split('\n');
+    lines.splice(6, 0, '  // mrtr-migrate: unsupported-construct — the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).');
+    expect(file.after).toBe(lines.join('\n'));
     expect(file.newTypeErrors[0]).toBe("line 6: TS2339: Property 'sendRequest' does not exist on type 'ServerContext'.");
     expect(report.diagnostics.map(d => d.code)).toContain('sdk-upgrade/rolled-back');
   });
@@ -119,5 +122,50 @@ export async function notifyDone(extra: Extra, who: string): Promise<void> {
     expect(server.after).toBe(server.before);
     expect(report.diagnostics.find(d => d.file === 'server.ts' && d.code === 'sdk-upgrade/rolled-back')?.message)
       .toMatch(/^context\.ts stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get 1 type error\(s\) on v2 \(line 8: TS2345: Argument of type .ServerContext. is not assignable to parameter of type .Extra./);
+  });
+});
+
+describe('a file held back on v1 because of another', () => {
+  it('keeps its code byte for byte and gets a marker above each question, naming the file and line that keep it on v1', async () => {
+    const dir = tempProject('v1-held-marker');
+    const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
+    tsconfig.include = ['*.ts'];
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
+    writeFileSync(join(dir, 'server.ts'), [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { registerDeploy } from './deploy.js';",
+      '',
+      "export const server = new McpServer({ name: 'ops', version: '1.0.0' });",
+      "if (server.experimental) console.error('experimental');",
+      'registerDeploy(server);',
+      '',
+    ].join('\n'));
+    const deploy = [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "import { z } from 'zod';",
+      '',
+      'export function registerDeploy(server: McpServer): void {',
+      "  server.tool('deploy', 'Deploy a service.', { service: z.string() }, async ({ service }) => {",
+      '    const answer = await server.server.elicitInput({',
+      '      message: `Deploy ${service}?`,',
+      "      requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } } },",
+      '    });',
+      "    return { content: [{ type: 'text', text: `${service}: ${answer.action}` }] };",
+      '  });',
+      '}',
+      '',
+    ];
+    writeFileSync(join(dir, 'deploy.ts'), deploy.join('\n'));
+    const report = await migrate({ cwd: dir });
+    expect(report.sites.map(s => `${s.id} ${s.line} ${s.status}`)).toEqual(['deploy.ts:6:26 6 rolled-back']);
+    const held = report.diagnostics.find(d => d.file === 'server.ts' && d.code === 'sdk-upgrade/rolled-back');
+    expect(held?.message).toMatch(/^the v1-to-v2 upgrade of this file added 1 type error\(s\) \(line 5: TS2339/);
+    const marked = [...deploy];
+    marked.splice(5, 0, '    // mrtr-migrate: rolled-back — server.ts:5 stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too');
+    expect(readFileSync(join(dir, 'deploy.ts'), 'utf8')).toBe(marked.join('\n'));
+    // A second run finds the marker and writes nothing.
+    const again = await migrate({ cwd: dir });
+    expect(again.files.filter(f => f.written).map(f => f.file)).toEqual([]);
   });
 });

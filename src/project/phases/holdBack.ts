@@ -2,7 +2,7 @@ import { ts } from 'ts-morph';
 import { lineMapper } from '../../report/diff.js';
 import { ownerManifest } from '../packageJson.js';
 import { programWith } from '../programs.js';
-import { markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { markRolledBack, markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
 import { standardPath } from '../sourceFiles.js';
 import { addedErrors, typeErrorsOf, type TypeError } from '../typeCheck.js';
 import { importsZod } from '../zodUpgrade.js';
@@ -37,7 +37,8 @@ function checkUpgrade(run: RunState, upgraded: Entry[]): Entry[] {
     run.readBaselines();
     const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
     if (added.length === 0) continue;
-    keepAsRead(run, entry, added, `the v1-to-v2 upgrade of this file added ${countOf(added)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`);
+    keepAsRead(run, entry, added, `the v1-to-v2 upgrade of this file added ${countOf(added)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`,
+      `the v1-to-v2 upgrade of this file added ${firstError(added)}, so it stays on the v1 SDK; the report lists them`);
     kept.push(entry);
   }
   return [...kept, ...holdBackZod(run, kept)];
@@ -84,8 +85,12 @@ function holdBackImporters(run: RunState): Entry[] {
     const before = asRead.getSourceFile(file);
     const added = addedErrors(before ? typeErrorsOf(asRead, before) : [], after);
     if (added.length === 0) continue;
+    // An importer kept on v1 itself is named by what keeps it there.
+    const kept = run.v1.find(e => standardPath(e.read.path) === file && e.rolledBack && e.newTypeErrors.length > 0);
+    const cause = kept ? `${kept.rel}${heldAt(kept)} stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too`
+      : `${run.rel(file)}:${added[0]?.line ?? 1}, which imports this file, would get a type error from its change, so it stays as it was`;
     for (const entry of imported.filter(e => sourceTextOf(e) !== e.read.text)) {
-      keepAsRead(run, entry, added, `${run.rel(file)}, which imports this file, would get ${countOf(added)} from its change, so it stays as it was`);
+      keepAsRead(run, entry, added, `${run.rel(file)}, which imports this file, would get ${countOf(added)} from its change, so it stays as it was`, cause);
       held.push(entry);
     }
   }
@@ -124,7 +129,8 @@ function holdBackZod(run: RunState, kept: Entry[]): Entry[] {
     run.zodHeldBack.add(manifest);
     const status = run.zodPackages.get(manifest)!;
     for (const entry of files.filter(e => e.zodPackage === manifest && sourceTextOf(e) !== e.read.text)) {
-      keepAsRead(run, entry, [], `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file, which imports zod, stays as it was with it`);
+      keepAsRead(run, entry, [], `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file, which imports zod, stays as it was with it`,
+        `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file stays as it was`);
       held.push(entry);
     }
   }
@@ -151,7 +157,8 @@ function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): En
       const added = onDisk(entry, compiled.text, addedErrors(entry.readBaseline!, typeErrorsOf(program, compiled)));
       if (added.length === 0) continue;
       const holder = reverted.find(k => importsBetween(program, compiled, k.read.path)) ?? reverted[0]!;
-      keepAsRead(run, entry, added, `${holder.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${countOf(added, 'on v2')}, so it stays on v1 with it`);
+      keepAsRead(run, entry, added, `${holder.rel} stays on the v1 SDK, and this file, which exchanges SDK objects with it, would get ${countOf(added, 'on v2')}, so it stays on v1 with it`,
+        `${holder.rel}${heldAt(holder)} stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too`);
       next.push(entry);
     }
     all.push(...next);
@@ -171,11 +178,15 @@ function importsBetween(program: ts.Program, file: ts.SourceFile, other: string)
 
 /**
  * Put a file the v1-to-v2 stage changed back as it was read, with its group (the files of a group
- * back on v1 would leave the others half rewritten); `why` says what held it back.
+ * back on v1 would leave the others half rewritten); `why` says what held it back, `cause` the same
+ * in the few words of a marker. Each push call the file keeps gets a marker, the only edit to it:
+ * the undone ones with `cause`, the refused ones with their reason, at the lines of the text as read.
  */
-function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string): void {
+function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string, cause: string): void {
   const group = run.groupOf(entry);
   if (group) undoGroup(run, group, `${entry.rel} stays as it was before the v1-to-v2 upgrade`);
+  // The sites name lines of the upgraded text the rewrite read.
+  const toRead = entry.afterSdkUpgrade === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, entry.afterSdkUpgrade);
   entry.sourceFile!.replaceWithText(entry.read.text);
   entry.afterSdkUpgrade = entry.read.text;
   entry.rolledBack = true;
@@ -184,7 +195,22 @@ function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string
   run.diagnostics.push({ level: 'error', source: 'sdk-upgrade', code: 'sdk-upgrade/rolled-back', file: entry.rel, line: undefined, message: `${why}; upgrade it by hand, or report the case.` });
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
+    if (site.markerLine !== undefined) site.markerLine = toRead(site.markerLine);
   }
+  markRolledBack(entry, entry.sites.filter(s => s.status === 'rolled-back' || s.status === 'not-written'), cause);
+}
+
+/** `: line 6` (the first error that keeps a file on v1), or nothing when none is known. */
+function heldAt(holder: Entry): string {
+  const line = /^line (\d+):/.exec(holder.newTypeErrors[0] ?? '')?.[1];
+  return line ? `:${line}` : '';
+}
+
+/** `2 type error(s) (TS2339 first, line 16)`: a count for a marker. */
+function firstError(added: TypeError[]): string {
+  const first = added[0];
+  const code = first && /\bTS\d+/.exec(first.text)?.[0];
+  return `${added.length} type error(s)${first ? ` (${code ? `${code} first, ` : ''}line ${first.line})` : ''}`;
 }
 
 /** Where zod was left old (`--no-zod-upgrade`) in the file's package: why the v2 SDK rejects its schemas. */

@@ -119,7 +119,7 @@ export function emit(run: RunState): void {
         plan.planned.delete(sourceFile.getFilePath());
         // Every location in the report is a line of the file as it is on disk, whichever stage found it.
         const toDisk = seen === entry.read.text ? (line: number) => line : lineMapper(entry.read.text, seen);
-        found.push(...result.sites.map(site => ({ ...site, ...asRead(site), line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
+        found.push(...result.sites.map(site => ({ ...site, ...asRead(site), id: site.id.replace(/:(\d+)(:\d+)$/, (_, line: string, column: string) => `:${toDisk(Number(line))}${column}`), line: toDisk(site.line), handler: site.handler && { ...site.handler, line: toDisk(site.handler.line) } })));
         said.push(...result.diagnostics.map(d => (d.line === undefined ? d : { ...d, line: toDisk(d.line) })));
         already.push(...result.alreadyMigrated.map(a => ({ file: entry.rel, ...a, line: toDisk(a.line) })));
         if (result.changed) changedBy.push(transform.id);
