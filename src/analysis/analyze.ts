@@ -590,7 +590,7 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     const kinds = [...new Set(context.handlers.map(h => h.method))].join(' and ');
     return refuse('handler-kind', `${context.helperName}() runs in a ${kinds} handler, which cannot return input_required; only tools/call, prompts/get and resources/read can ask the client.`);
   }
-  const task = taskHint(ts, f, label);
+  const task = taskHint(f, label);
   if (task) return refuse('task-augmented', task);
   // An error object is not a promise: where it is thrown (or not) is judged in urlThrowVerdict.
   const isError = raw.api === 'UrlElicitationRequiredError';
@@ -1080,7 +1080,7 @@ function describeHandlers(handlers: Handler[]): string {
  * Why a question the client is to run as a task (`params.task`, the `task` option) or that is queued
  * on one (`relatedTask`) has no 2026-07-28 form: no question is a task there. What the user can do.
  */
-function taskHint(ts: TS, f: Facts, label: string): string | undefined {
+function taskHint(f: Facts, label: string): string | undefined {
   const advice = 'ask a plain question (inputRequired(); its answer comes with the retry), or make the tool itself a task (the io.modelcontextprotocol/tasks extension), by hand.';
   if (f.raw.task) return `the ${label} asks the client to run it as a task (\`task\`, line ${lineOf(f.raw.task)}); no 2026-07-28 question is a task: ${advice}`;
   if (f.options.task === 'relatedTask') return `the ${label} is queued on a task by its relatedTask option (delivered through tasks/result); no 2026-07-28 question is a task's: ${advice}`;
