@@ -121,8 +121,7 @@ function onlyRead(ts: TS, map: LocalDecl): boolean {
     if (ts.isBinaryExpression(parent) && parent.right === use && parent.operatorToken.kind === ts.SyntaxKind.InKeyword) return;
     if (ts.isTypeQueryNode(parent)) return; // `keyof typeof map`
     if (ts.isCallExpression(parent) && parent.arguments.length === 1 && ts.isPropertyAccessExpression(parent.expression) &&
-        ts.isIdentifier(parent.expression.expression) && parent.expression.expression.text === 'Object' && !resolveIdentifier(ts, parent.expression.expression) &&
-        ['keys', 'values', 'entries'].includes(parent.expression.name.text)) return;
+        isGlobal(ts, parent.expression.expression, 'Object') && ['keys', 'values', 'entries'].includes(parent.expression.name.text)) return;
     read = false;
   });
   return read;

@@ -7,6 +7,7 @@ import { decisiveNoRequest, reasonOfNoRequest } from './reasons.js';
 import { fileLine, listed } from './places.js';
 import { frameworkHandlerOf } from './frameworks.js';
 import { leftRunning } from './flow.js';
+import { isGlobal } from './constObjects.js';
 import type { Handler, SiteContext, TS } from './types.js';
 
 /**
@@ -212,8 +213,7 @@ function handedToParameter(ts: TS, call: ts.CallExpression, argument: ts.Express
 
 /** `new Promise(...)`: the global Promise, whose executor runs during the construction. */
 function isPromiseConstruction(ts: TS, construction: ts.NewExpression): boolean {
-  const callee = skipOuter(ts, construction.expression);
-  return ts.isIdentifier(callee) && callee.text === 'Promise' && !resolveIdentifier(ts, callee);
+  return isGlobal(ts, construction.expression, 'Promise');
 }
 
 /**

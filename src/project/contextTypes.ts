@@ -7,15 +7,23 @@ import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
  * names only some of its members: an indexed access (`['sendRequest']`) or a `Pick` of them.
  */
 
-/** v1 context members and where v2's context has them, as the official stage maps them in expressions. */
-const CONTEXT_MEMBER_PATHS: Record<string, string[]> = {
-  sendRequest: ['mcpReq', 'send'],
-  sendNotification: ['mcpReq', 'notify'],
-  signal: ['mcpReq', 'signal'],
-  requestId: ['mcpReq', 'id'],
-  _meta: ['mcpReq', '_meta'],
-  sessionId: ['sessionId'],
+/** v1 context members and where v2's context has them, as the official stage maps them in expressions (`extra.sendRequest` is `ctx.mcpReq.send`). */
+export const CONTEXT_MEMBERS: Readonly<Record<string, string>> = {
+  sendRequest: 'mcpReq.send',
+  sendNotification: 'mcpReq.notify',
+  signal: 'mcpReq.signal',
+  requestId: 'mcpReq.id',
+  _meta: 'mcpReq._meta',
+  sessionId: 'sessionId',
+  authInfo: 'http?.authInfo',
+  requestInfo: 'http?.req',
+  closeSSEStream: 'http?.closeSSE',
+  closeStandaloneSSEStream: 'http?.closeStandaloneSSE',
 };
+
+/** The members a type can name (`ServerContext['mcpReq']['send']`): an optional `http?.` one has no such path. */
+const CONTEXT_MEMBER_PATHS: Record<string, string[]> = Object.fromEntries(
+  Object.entries(CONTEXT_MEMBERS).filter(([, path]) => !path.includes('?')).map(([key, path]) => [key, path.split('.')]));
 
 /**
  * `RequestHandlerExtra<ServerRequest, ServerNotification>['sendRequest']` comes out of the official

@@ -6,7 +6,7 @@ import { SdkResolver } from '../analysis/sdk.js';
 import { resolveIdentifier } from '../analysis/scope.js';
 import type { Handler, TS } from '../analysis/types.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
-import { remapContextMemberTypes, remapPickedContexts } from './contextTypes.js';
+import { CONTEXT_MEMBERS, remapContextMemberTypes, remapPickedContexts } from './contextTypes.js';
 
 /**
  * Repairs around the official v1-to-v2 transforms (sdkUpgrade.ts runs them), for what they leave
@@ -288,19 +288,6 @@ function nameDestructuredContexts(sourceFile: SourceFile): boolean {
   return true;
 }
 
-/** Where v2 keeps the v1 context's members, as the official stage maps them (`extra.sendRequest` is `ctx.mcpReq.send`). */
-const CONTEXT_MEMBERS: Record<string, string> = {
-  sendRequest: 'mcpReq.send',
-  sendNotification: 'mcpReq.notify',
-  signal: 'mcpReq.signal',
-  requestId: 'mcpReq.id',
-  _meta: 'mcpReq._meta',
-  authInfo: 'http?.authInfo',
-  requestInfo: 'http?.req',
-  closeSSEStream: 'http?.closeSSE',
-  closeStandaloneSSEStream: 'http?.closeStandaloneSSE',
-};
-
 /**
  * `server.tool('survey', async (extra) => extra.sendRequest(...))`: a handler whose one parameter is
  * its context (a tool or prompt without arguments). The official stage maps the context's members
@@ -320,7 +307,8 @@ function remapLoneContexts(sourceFile: SourceFile): boolean {
     const visit = (node: import('typescript').Node): void => {
       const member = tsApi.isPropertyAccessExpression(node) ? { left: node.expression, right: node.name } : tsApi.isQualifiedName(node) ? { left: node.left, right: node.right } : undefined;
       const path = member && tsApi.isIdentifier(member.left) && resolveIdentifier(tsApi, member.left)?.nameNode === context ? CONTEXT_MEMBERS[member.right.text] : undefined;
-      if (path && !(tsApi.isQualifiedName(node) && path.includes('?'))) edits.push({ start: member!.right.getStart(file), end: member!.right.getEnd(), text: path });
+      // `sessionId` stays where it is; an optional `http?.` member has no type-query form.
+      if (path && path !== member!.right.text && !(tsApi.isQualifiedName(node) && path.includes('?'))) edits.push({ start: member!.right.getStart(file), end: member!.right.getEnd(), text: path });
       else node.forEachChild(visit);
     };
     visit(handler.fn.body);
