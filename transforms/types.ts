@@ -48,6 +48,8 @@ export interface TransformContext {
   serverTooOld?: string | undefined;
   /** False with --no-sdk-upgrade: a file that still imports the v1 SDK stays on it, so its handlers are not rewritten. */
   sdkUpgrade?: boolean;
+  /** The sites whose rewrite an earlier attempt of the run rolled back (the CLI's verify phase): refused (AnalyzeOptions). */
+  rolledBack?: ((fileName: string) => ReadonlyMap<number, string> | undefined) | undefined;
 }
 
 /** A file's analysis on the program the run planned with (compiler objects of that program). */

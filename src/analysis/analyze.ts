@@ -61,6 +61,12 @@ export interface AnalyzeOptions {
   isTestFile?: TestFilePredicate | undefined;
   /** The MCP framework whose own package holds a file (its package.json names it), if one does: see frameworks.ts. */
   frameworkPackageOf?: ((fileName: string) => FrameworkName | undefined) | undefined;
+  /**
+   * Sites whose handler's rewrite added type errors on an earlier attempt of the same run (the CLI's
+   * verify phase): per file, the site's index among the file's sites and the errors in a line. They are
+   * refused before siblings are considered, so the rest of the file is rewritten without them.
+   */
+  rolledBack?: ((fileName: string) => ReadonlyMap<number, string> | undefined) | undefined;
 }
 
 /** Everything the rewrite needs about one question. */
@@ -314,6 +320,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   // Every file's ignore comments count, so each file of a group decides alike; each file reports its own.
   const suppressions = new Map<ts.SourceFile, Suppression[]>();
   for (const file of included) suppressions.set(file, applySuppressions(ts, file, allSites.filter(s => s.node.getSourceFile() === file)));
+  if (options.rolledBack) for (const file of included) withholdRolledBack(allSites.filter(s => s.node.getSourceFile() === file), options.rolledBack(file.fileName));
   const rounds: RoundsContext = { ts, checker, questionOf };
   let plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   // A server that keeps requestState of its own comes last: a handler refused for its own code says
@@ -332,6 +339,15 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   if (stateProblem) plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   const helperSplits = [...new Set([...chains.entries()].filter(([i]) => allSites[i]!.verdict.kind === 'migrate').flatMap(([, c]) => c.splits))];
   return new Map([...included].map(file => [file, fileAnalysis(file, included, { sites: allSites, handlers: scopeOf(file).handlers, plans, helperSplits, typed: checker !== undefined, suppressions: suppressions.get(file)!, dualEra: [...scopeOf(file).dualEra], keptStateHooks: [...kept.values()] })]));
+}
+
+/** A site whose rewrite added type errors on an earlier attempt is refused, as rolled back, with the errors (`withheld`, by its index in the file). */
+function withholdRolledBack(sites: Site[], withheld: ReadonlyMap<number, string> | undefined): void {
+  if (!withheld) return;
+  sites.forEach((site, i) => {
+    const hint = withheld.get(i);
+    if (hint !== undefined && site.verdict.kind === 'migrate') site.verdict = { kind: 'refuse', reason: 'unsupported-construct', hint, rolledBack: true };
+  });
 }
 
 /** What belongs to one file of a group: its sites, the plans of its handlers, the helpers declared in it. */
@@ -1201,7 +1217,8 @@ function blockSiblings(ts: TS, sites: Site[], facts: Facts[], resolverOf: (node:
       const where = blocker.context.type === 'helper'
         ? `a site in ${blocker.context.helperName}(), which this handler calls (${at}),`
         : `another site in the same handler (${at})`;
-      const reason = (blocker.verdict as { reason: string }).reason;
+      const verdict = blocker.verdict as Extract<Verdict, { kind: 'refuse' }>;
+      const reason = verdict.rolledBack ? 'rolled back: its rewrite added type errors' : verdict.reason;
       for (const i of own) {
         if (sites[i]!.verdict.kind === 'migrate') {
           sites[i]!.verdict = refuse('blocked-by-sibling', `${where} is refused (${reason}); a handler is rewritten whole or not at all.`);

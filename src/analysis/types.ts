@@ -219,7 +219,11 @@ export type RefusalReason =
 
 export type Verdict =
   | { kind: 'migrate'; review: boolean; notes: string[] }
-  | { kind: 'refuse'; reason: RefusalReason; hint: string };
+  /**
+   * `rolledBack`: the CLI rewrote the handler once and the rewrite added type errors (phases/verify.ts):
+   * refused (the reason is the rewrite's gap) and reported as rolled back, with the errors as its hint.
+   */
+  | { kind: 'refuse'; reason: RefusalReason; hint: string; rolledBack?: true };
 
 export interface Site {
   /** `path:line:column`, stable across runs on the same text. */

@@ -3,6 +3,7 @@ import { group, pruneSupport } from './phases/group.js';
 import { noteRuntimeDependency, updateManifests } from './phases/manifests.js';
 import { discover, parse, read } from './phases/read.js';
 import { report } from './phases/report.js';
+import { rewriteStart } from './phases/retry.js';
 import { start } from './phases/start.js';
 import { upgradeSdk } from './phases/upgrade.js';
 import { noteSdkTypes, verify } from './phases/verify.js';
@@ -25,10 +26,15 @@ export async function migrate(options: MigrateOptions = {}): Promise<RunReport> 
   read(run);
   parse(run);
   upgradeSdk(run);
-  plan(run);
-  emit(run);
-  group(run);
-  if (run.verify) verify(run);
+  // The rewrite, and again from the same start without the handlers whose rewrite added type errors.
+  const restart = rewriteStart(run);
+  const rewrite = (): void => {
+    plan(run);
+    emit(run);
+    group(run);
+  };
+  rewrite();
+  if (run.verify) verify(run, () => { restart(); rewrite(); });
   pruneSupport(run);
   noteSdkTypes(run);
   if (run.write) await writeSources(run);

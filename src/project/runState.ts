@@ -181,6 +181,14 @@ export class RunState {
    * no group, since files that import it may stand alone; it goes when none of them is left.
    */
   supportModule: Entry | undefined;
+  // verify
+  /**
+   * Sites whose handler's rewrite added type errors on an earlier attempt: per file (resolved path),
+   * the site's index among the file's sites and the errors in a line. Every later attempt refuses them
+   * (AnalyzeOptions.rolledBack), so each is rolled back alone; what the run said of each stays said.
+   */
+  rolledBackSites = new Map<string, Map<number, string>>();
+  rolledBackNotes: Diagnostic[] = [];
   // write
   written: string[] = [];
   interrupted: string | undefined;
@@ -239,6 +247,9 @@ export class RunState {
     return this.options.ignore ?? [];
   }
 
+  /** The sites of a file an earlier attempt rolled back (see rolledBackSites). */
+  readonly rolledBackIn = (fileName: string): ReadonlyMap<number, string> | undefined => this.rolledBackSites.get(path.resolve(fileName));
+
   groupOf(entry: Entry): Entry[] | undefined {
     return this.groups.find(g => g.includes(entry));
   }
@@ -292,6 +303,8 @@ export function markRolledBack(entry: Entry, undone: readonly SiteReport[], caus
     if (site.markerLine === undefined || markers.has(site.markerLine - 1)) continue;
     if (undone.includes(site)) markers.set(site.markerLine - 1, { reason: 'rolled-back', hint: cause });
     else if (site.status === 'refused' && site.reason !== undefined) markers.set(site.markerLine - 1, { reason: site.reason, hint: site.hint ?? '' });
+    // Rolled back alone on an earlier attempt (verify.ts): its marker was part of the rewrite undone.
+    else if (site.status === 'rolled-back' && site.hint !== undefined) markers.set(site.markerLine - 1, { reason: 'rolled-back', hint: site.hint });
   }
   const lines = text.split('\n');
   const cr = text.includes('\r\n') ? '\r' : '';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type * as ts from 'typescript';
-import { analyzeGroup, mightContainSites, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
+import { analyzeGroup, mightContainSites, type AnalyzeOptions, type FileAnalysis, type ProjectIndex } from '../analysis/index.js';
 import { constructionKey, constructionOfKey } from '../analysis/servers.js';
 import { writtenCodecOf, writtenHelpers } from '../analysis/writtenCodec.js';
 import type { TestFilePredicate } from '../analysis/testFiles.js';
@@ -42,8 +42,9 @@ export interface ProjectPlan {
  *   index.ts) need one codec for all their files. A file with a handler on such a server joins, and
  *   so do all servers of that file, so each file has one codec;
  * - files linked by an asking helper used across files are analysed together and stay together.
+ * `rolledBack`: the sites an earlier attempt of the run rolled back, refused (AnalyzeOptions).
  */
-export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate, frameworkPackageOf?: (fileName: string) => FrameworkName | undefined, runtime: 'module' | 'package' = 'module'): ProjectPlan {
+export function planProject(tsApi: TS, programOf: () => ts.Program, index: ProjectIndex, files: string[], withoutChecker: ReadonlyMap<string, PlannedAnalysis> = new Map(), inBuild: (file: string) => boolean = () => true, isTestFile?: TestFilePredicate, frameworkPackageOf?: (fileName: string) => FrameworkName | undefined, runtime: 'module' | 'package' = 'module', rolledBack?: AnalyzeOptions['rolledBack']): ProjectPlan {
   // Per file with plans: the keys of its handlers' servers, and whether one is built in another file.
   const plans = new Map<string, { keys: string[]; elsewhere: boolean; written: boolean; keeps: boolean; sourceFile: ts.SourceFile }>();
   const links: string[][] = [];
@@ -59,7 +60,7 @@ export function planProject(tsApi: TS, programOf: () => ts.Program, index: Proje
   const typed = files.filter(file => !withoutChecker.has(file));
   const program = typed.length > 0 ? programOf() : undefined;
   const analyse = (sourceFile: ts.SourceFile): Map<ts.SourceFile, FileAnalysis> => analyzeGroup({
-    ts: tsApi, sourceFile, program, crossFile: true, isTestFile, frameworkPackageOf,
+    ts: tsApi, sourceFile, program, crossFile: true, isTestFile, frameworkPackageOf, rolledBack,
     externalCallSites: fn => index.callsOf(fn),
     indirectCallSites: fn => index.indirectCallsOf(fn),
     externalConstructions: ctor => index.constructionsOf(ctor),

@@ -51,3 +51,46 @@ export function breaking(file: string): Transform {
     },
   };
 }
+
+/**
+ * A transform that breaks one rewritten handler: in `file`, the handler registered as `tool`, once
+ * rewritten (it returns inputRequired), gains a type error above its first `return inputRequired(`.
+ * A handler left push-style is left alone, as the rest of the file.
+ */
+export function breakingHandler(file: string, tool: string): Transform {
+  return {
+    id: 'break-handler',
+    title: `test: a type error in the rewrite of ${tool} in ${file}`,
+    apply(sourceFile) {
+      const none = { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
+      if (!sourceFile.getFilePath().endsWith(`/${file}`)) return none;
+      const text = sourceFile.getFullText();
+      const start = text.indexOf(`registerTool('${tool}'`);
+      if (start === -1) return none;
+      const next = text.indexOf('registerTool(', start + 1);
+      const at = text.indexOf('return inputRequired(', start);
+      if (at === -1 || (next !== -1 && at > next)) return none;
+      const lineStart = text.lastIndexOf('\n', at) + 1;
+      sourceFile.replaceWithText(`${text.slice(0, lineStart)}const broken: number = 'not a number';\n${text.slice(lineStart)}`);
+      return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
+    },
+  };
+}
+
+/** A transform that gives one file a type error above the first line that matches `line`, if one does. */
+export function breakingLine(file: string, line: RegExp): Transform {
+  return {
+    id: 'break-line',
+    title: `test: a type error in ${file} above ${line}`,
+    apply(sourceFile) {
+      const none = { changed: false, diagnostics: [], sites: [], alreadyMigrated: [] };
+      if (!sourceFile.getFilePath().endsWith(`/${file}`)) return none;
+      const lines = sourceFile.getFullText().split('\n');
+      const at = lines.findIndex(l => line.test(l));
+      if (at === -1) return none;
+      lines.splice(at, 0, "const broken: number = 'not a number';");
+      sourceFile.replaceWithText(lines.join('\n'));
+      return { changed: true, diagnostics: [], sites: [], alreadyMigrated: [] };
+    },
+  };
+}

@@ -59,6 +59,7 @@ export const mrtrTransform: Transform = {
       crossFile: context.shared !== undefined || context.planned !== undefined,
       isTestFile: context.isTestFile ?? commonTestFiles(context.cwd),
       frameworkPackageOf: context.frameworkPackageOf ?? frameworkPackages(),
+      rolledBack: context.rolledBack,
     });
     const analysis = fromPlan?.analysis ?? analyze(compiled, program);
     const cannotTake = context.serverTooOld ?? (context.sdkUpgrade === false && [...collectSdkImports(ts, compiled).values()].some(i => i.sdk === 'v1') ? V1_KEPT : undefined);
@@ -490,7 +491,7 @@ function markerEdits(ts: TS, sourceFile: ts.SourceFile, sites: Site[], literals:
     const previousLine = text.slice(text.lastIndexOf('\n', lineStart - 2) + 1, lineStart);
     if (previousLine.includes(MARKER)) continue;
     const indent = indentAt(text, lineStart);
-    edits.push({ start: lineStart, end: lineStart, text: `${indent}${markerText(site.verdict.reason, site.verdict.hint, indent)}${newline}` });
+    edits.push({ start: lineStart, end: lineStart, text: `${indent}${markerText(site.verdict.rolledBack ? 'rolled-back' : site.verdict.reason, site.verdict.hint, indent)}${newline}` });
   }
   return edits;
 }
@@ -534,8 +535,8 @@ function siteReport(ts: TS, sourceFile: ts.SourceFile, site: Site, cwd: string, 
     kind: site.kind,
     api: site.api,
     sdk: site.sdk,
-    status: ignored ? 'ignored' : verdict.kind === 'refuse' ? 'refused' : verdict.review ? 'migrated-for-review' : 'migrated',
-    reason: verdict.kind === 'refuse' && !ignored ? verdict.reason : undefined,
+    status: ignored ? 'ignored' : verdict.kind === 'refuse' ? (verdict.rolledBack ? 'rolled-back' : 'refused') : verdict.review ? 'migrated-for-review' : 'migrated',
+    reason: verdict.kind === 'refuse' && !ignored && !verdict.rolledBack ? verdict.reason : undefined,
     hint: verdict.kind === 'refuse' ? verdict.hint : undefined,
     notes: verdict.kind === 'migrate' ? verdict.notes : [],
     handler: handler ? { method: handler.method, name: handler.name, line: lineOf(handler.fn.getStart(sourceFile)) } : undefined,

@@ -57,8 +57,11 @@ export function plan(run: RunState): void {
   const before = (run.beforeRewrite = run.verify ? once(() => programWith(program(), host, new Map())) : undefined);
   const baselineFiles = run.baselineFiles;
   run.baselines = once(() => {
+    // Taken on an earlier attempt of the run (verify.ts), they are those of the same text.
+    if (baselineFiles.every(e => e.baseline !== undefined)) return;
     const beforeProgram = before!();
     for (const entry of baselineFiles) {
+      if (entry.baseline !== undefined) continue;
       const compiled = beforeProgram.getSourceFile(entry.read.path);
       if (compiled) entry.baseline = typeErrorsOf(beforeProgram, compiled);
     }
@@ -66,7 +69,7 @@ export function plan(run: RunState): void {
 
   run.isTestFile ??= projectTestFiles(run.tsconfig.file ? path.dirname(run.tsconfig.file) : run.cwd);
   run.frameworkPackageOf ??= frameworkPackages();
-  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile, run.frameworkPackageOf, run.runtime);
+  run.plan = planProject(ts as never, program as never, index as never, live.map(e => e.read.path), withoutChecker, inBuild(run.tsconfig), run.isTestFile, run.frameworkPackageOf, run.runtime, run.rolledBackIn);
   // A server too old for the rewrite, whose range cannot move: nothing is rewritten, and the run says why once.
   const gap = run.serverGap;
   if (gap && !gap.movable) {
@@ -96,7 +99,7 @@ export function emit(run: RunState): void {
   };
   // Without a shared codec, the transforms still plan across files (and refuse nothing for it): nothing is shared.
   const sharing = plan.shared ?? { modulePath: '', constructions: new Set<string>(), keeps: false, importers: new Set<string>(), uses: new Set() };
-  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf, serverTooOld: run.serverTooOld, sdkUpgrade: run.sdkUpgrade });
+  const contextFor = (sourceFile: SourceFile): TransformContext => ({ project, ts, projectIndex: analysis.index, cwd, shared: sharing, program: () => programFor(sourceFile), planned: plan.planned, isTestFile: run.isTestFile, frameworkPackageOf: run.frameworkPackageOf, serverTooOld: run.serverTooOld, sdkUpgrade: run.sdkUpgrade, rolledBack: run.rolledBackIn });
   // The serving entry's rewrite imports the new server API too.
   const transforms = run.serverTooOld ? run.transforms.filter(t => t.id === 'mrtr') : run.transforms;
   live.forEach((entry, i) => {
