@@ -293,7 +293,7 @@ function nextSteps(report: RunReport, args: CliArgs, cwd: string, invokedAs: str
   const manifest = report.packageJsonChanges.find(c => c.applied);
   // With --runtime package, the manifest may have gained mrtr-migrate itself.
   const runtime = report.packageJsonChanges.some(c => c.applied && (c.added.includes(RUNTIME_PACKAGE) || c.updated.some(u => u.startsWith(`${RUNTIME_PACKAGE} `))));
-  if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)))}   # install ${runtime ? 'the new dependencies' : 'the v2 packages'}`);
+  if (manifest) steps.push(`${installCommand(path.dirname(path.resolve(cwd, manifest.file)), gitRoot(cwd))}   # install ${runtime ? 'the new dependencies' : 'the v2 packages'}`);
   if (report.formatCommand) steps.push(`${report.formatCommand}   # format the changed files your way`);
   // Outside git there is no diff to ask for: the report has each file's.
   if (s.filesWritten > 0) steps.push(inGit(cwd) ? 'git diff   # review the changes with the report, then run your tests' : 'review the changes in the report (a diff per file), then run your tests');
@@ -308,9 +308,14 @@ function isCi(env: NodeJS.ProcessEnv): boolean {
 
 /** Whether a folder is inside a git work tree (a `.git` folder or file above it). */
 function inGit(cwd: string): boolean {
+  return gitRoot(cwd) !== undefined;
+}
+
+/** The root of the git work tree a folder is in (where the `.git` folder or file is), if it is in one. */
+function gitRoot(cwd: string): string | undefined {
   for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
-    if (existsSync(path.join(dir, '.git'))) return true;
-    if (path.dirname(dir) === dir) return false;
+    if (existsSync(path.join(dir, '.git'))) return dir;
+    if (path.dirname(dir) === dir) return undefined;
   }
 }
 

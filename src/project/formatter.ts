@@ -56,13 +56,35 @@ function dependenciesOf(file: string): Set<string> {
   }
 }
 
-/** The install command of the package manager whose lockfile sits next to the manifest. */
-export function installCommand(manifestDir: string): string {
-  const has = (name: string) => existsSync(path.join(manifestDir, name));
-  if (has('pnpm-lock.yaml')) return 'pnpm install';
-  if (has('yarn.lock')) return 'yarn install';
-  if (has('bun.lockb') || has('bun.lock')) return 'bun install';
-  return 'npm install';
+/**
+ * The install command of the package manager the package is installed with: the first folder from
+ * the manifest's up to `stop` (the repository's root) that names one decides, by its package.json's
+ * `packageManager` (corepack's `pnpm@9.1.0`), a lockfile, or a pnpm workspace file; npm where none
+ * does. A package of a workspace is so installed with the workspace's manager.
+ */
+export function installCommand(manifestDir: string, stop?: string): string {
+  const end = stop === undefined ? undefined : path.resolve(stop);
+  for (let dir = path.resolve(manifestDir); ; dir = path.dirname(dir)) {
+    const manager = managerNamedIn(dir);
+    if (manager) return `${manager} install`;
+    if (dir === end || path.dirname(dir) === dir) return 'npm install';
+  }
+}
+
+const MANAGER_FILES: ReadonlyArray<readonly [string, string]> = [
+  ['pnpm-lock.yaml', 'pnpm'], ['pnpm-workspace.yaml', 'pnpm'], ['yarn.lock', 'yarn'], ['bun.lock', 'bun'], ['bun.lockb', 'bun'],
+  ['package-lock.json', 'npm'], ['npm-shrinkwrap.json', 'npm'],
+];
+
+function managerNamedIn(dir: string): string | undefined {
+  try {
+    const declared = (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { packageManager?: unknown }).packageManager;
+    const name = typeof declared === 'string' ? /^(npm|pnpm|yarn|bun)@/.exec(declared)?.[1] : undefined;
+    if (name) return name;
+  } catch {
+    // No package.json here, or one that cannot be read: the lockfiles say.
+  }
+  return MANAGER_FILES.find(([file]) => existsSync(path.join(dir, file)))?.[1];
 }
 
 /** A shell word, quoted only when needed. */

@@ -92,6 +92,8 @@ export interface Entry {
   created: boolean;
   /** For a file wired with the shared codec without handlers of its own: its text before the wiring. */
   beforeWiring: string | undefined;
+  /** Back to its text as read, but for the markers the run added (markRolledBack): as read, to the checks. */
+  onlyMarked: boolean;
 }
 
 /**
@@ -259,7 +261,7 @@ export function newEntry(read: ReadFile, rel: string): Entry {
   return {
     read, rel, shape: shapeOf(read.raw), sourceFile: undefined, afterSdkUpgrade: read.text, changedBy: [],
     baseline: undefined, readBaseline: undefined, zodPackage: undefined, asReadNode: undefined, newTypeErrors: [], rolledBack: false, error: undefined, zodInjected: false, sites: [],
-    created: false, beforeWiring: undefined,
+    created: false, beforeWiring: undefined, onlyMarked: false,
   };
 }
 
@@ -288,17 +290,25 @@ export function markUndone(site: SiteReport, status: 'rolled-back' | 'not-writte
   site.todo = [`Migrate by hand: ${why}`, ...site.todo.filter(t => !t.startsWith('Migrate by hand'))];
 }
 
+/** A marker above a line of the text as read that is not a site's: `// mrtr-migrate: <reason> — <text>`, cut at a word to fit. */
+export interface LineMarker {
+  line: number;
+  reason: string;
+  text: string;
+}
+
 /**
  * A rolled-back file keeps the push calls of the sites it undid: each gets a marker with the
  * rollback's cause, and each refused site of the file gets its reason back (its marker was part of
  * the rewrite undone), so no push call is left in a written file without one (and a second run,
  * which finds the markers, adds none). Only where the file is back to the text the rewrite
- * analysed, whose lines the sites name.
+ * analysed, whose lines the sites name. `errorMarkers` go above other lines of it (the errors that
+ * keep a file on v1).
  */
-export function markRolledBack(entry: Entry, undone: readonly SiteReport[], cause: string): void {
+export function markRolledBack(entry: Entry, undone: readonly SiteReport[], cause: string, errorMarkers: readonly LineMarker[] = []): void {
   const text = entry.sourceFile?.getFullText();
   if (text === undefined || text !== entry.afterSdkUpgrade) return;
-  const markers = new Map<number, { reason: string; hint: string }>();
+  const markers = new Map<number, { reason: string; hint: string; whole?: boolean }>();
   for (const site of entry.sites) {
     if (site.markerLine === undefined || markers.has(site.markerLine - 1)) continue;
     if (undone.includes(site)) markers.set(site.markerLine - 1, { reason: 'rolled-back', hint: cause });
@@ -306,14 +316,22 @@ export function markRolledBack(entry: Entry, undone: readonly SiteReport[], caus
     // Rolled back alone on an earlier attempt (verify.ts): its marker was part of the rewrite undone.
     else if (site.status === 'rolled-back' && site.hint !== undefined) markers.set(site.markerLine - 1, { reason: 'rolled-back', hint: site.hint });
   }
+  // A line that holds a push call keeps its site's marker, which names the first error already.
+  for (const marker of errorMarkers) if (!markers.has(marker.line - 1)) markers.set(marker.line - 1, { reason: marker.reason, hint: marker.text, whole: true });
   const lines = text.split('\n');
   const cr = text.includes('\r\n') ? '\r' : '';
   for (const [index, marker] of [...markers].sort(([a], [b]) => b - a)) {
     if (index >= lines.length || (index > 0 && lines[index - 1]!.includes('mrtr-migrate:'))) continue;
     const indent = /^[ \t]*/.exec(lines[index]!)![0];
-    lines.splice(index, 0, `${indent}${markerText(marker.reason, marker.hint, indent)}${cr}`);
+    lines.splice(index, 0, `${indent}${markerText(marker.reason, marker.hint, indent, marker.whole)}${cr}`);
   }
   entry.sourceFile!.replaceWithText(lines.join('\n'));
+  if (entry.afterSdkUpgrade === entry.read.text) entry.onlyMarked = true;
+}
+
+/** Whether a file is as it was read, or is so but for the markers the run added. */
+export function isAsRead(entry: Entry): boolean {
+  return entry.onlyMarked || sourceTextOf(entry) === entry.read.text;
 }
 
 /** `run` the first time the result is called; later calls give what it returned. */

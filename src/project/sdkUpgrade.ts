@@ -1,10 +1,10 @@
 import { getMigration, type Diagnostic as CodemodDiagnostic, type TransformContext as CodemodContext } from '@modelcontextprotocol/codemod';
-import { Node, SyntaxKind, type SourceFile } from 'ts-morph';
+import { Node, SyntaxKind, ts, type SourceFile } from 'ts-morph';
 import type { Diagnostic } from '../report/model.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
 import { restoreIndentation } from './indentation.js';
 import { lineAfterRelayout, restoreRegistrationLayout } from './registrationLayout.js';
-import { afterOfficialStage, beforeOfficialStage } from './stageRepairs.js';
+import { afterOfficialStage, beforeOfficialStage, LOCATED } from './stageRepairs.js';
 
 /**
  * The v1-to-v2 stage: the official `@modelcontextprotocol/codemod` transforms, run on our in-memory
@@ -66,7 +66,7 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
   const migration = getMigration('v1-to-v2');
   if (!migration) throw new Error('@modelcontextprotocol/codemod has no v1-to-v2 migration; reinstall mrtr-migrate.');
   const original = sourceFile.getFullText();
-  const shebang = /^#![^\n]*\n(?:[ \t]*\r?\n)*/.exec(original)?.[0];
+  const header = headerOf(sourceFile);
   /** A transform that throws leaves the file as it was, with the error. */
   const failed = (error: unknown): SdkStageResult => {
     sourceFile.replaceWithText(original);
@@ -109,16 +109,13 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
     delete d.resolveCurrentLine;
   }
   try {
-    found = afterOfficialStage(sourceFile, held, found);
+    found = afterOfficialStage(sourceFile, original, held, found);
   } catch (error) {
     return failed(error);
   }
+  const shift = restoreHeader(sourceFile, header);
+  for (const d of found) d.line += shift;
   insertMarkerComments(sourceFile, found);
-  if (shebang && !sourceFile.getFullText().startsWith('#!')) {
-    sourceFile.insertText(0, shebang);
-    const shift = shebang.match(/\n/g)?.length ?? 0;
-    for (const d of found) d.line += shift;
-  }
   // Whitespace at line starts only: the lines (and the diagnostics' line numbers) stay where they are.
   const reindented = restoreIndentation(sourceFile.getFilePath(), original, sourceFile.getFullText());
   if (reindented !== sourceFile.getFullText()) sourceFile.replaceWithText(reindented);
@@ -129,8 +126,14 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
     for (const d of found) d.line = lineAfterRelayout(d.line, relaid.added);
   }
   requoteModuleSpecifiers(sourceFile, original);
+  // A repair's note on a piece of code names the line it ends up on.
+  const final = sourceFile.getFullText();
+  for (const d of found) {
+    const at = LOCATED.has(d) ? final.indexOf(LOCATED.get(d)!) : -1;
+    if (at !== -1) d.line = lineCount(final.slice(0, at)) + 1;
+  }
   return {
-    changed: sourceFile.getFullText() !== original,
+    changed: final !== original,
     zodInjected: found.some(d => d.tag === 'zod-injected'),
     diagnostics: found.map(d => ({
       level: d.level === 'error' ? 'error' : d.level === 'warning' ? 'warning' : 'info',
@@ -141,6 +144,37 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
       message: d.message,
     })),
   };
+}
+
+/** What comes before a file's first statement: its shebang, header comments and the blank lines between them. */
+function headerOf(sourceFile: SourceFile): string {
+  const first = sourceFile.getStatements()[0];
+  return sourceFile.getFullText().slice(0, first ? first.getStart() : 0);
+}
+
+/**
+ * The official transforms rewrite a file's imports whole, and with the first one go the shebang and
+ * the header comment it leads (a file's licence or its doc comment): they are put back above the
+ * first statement, where nothing else took their place. Returns the lines added.
+ */
+function restoreHeader(sourceFile: SourceFile, header: string): number {
+  const now = headerOf(sourceFile);
+  if (header.trim() === '' || now === header) return 0;
+  const text = sourceFile.getFullText();
+  const comments = (ts.getLeadingCommentRanges(header, header.startsWith('#!') ? header.indexOf('\n') + 1 : 0) ?? []).map(c => header.slice(c.pos, c.end));
+  const shebang = /^#![^\n]*\n(?:[ \t]*\r?\n)*/.exec(header)?.[0];
+  let restored: string;
+  let replaced: number;
+  // The header comments gone, and nothing but a shebang in their place: the whole header goes back.
+  if (comments.length > 0 && comments.every(c => !text.includes(c)) && now.replace(/^#![^\n]*/, '').trim() === '') [restored, replaced] = [header, now.length];
+  else if (shebang && !text.startsWith('#!')) [restored, replaced] = [shebang, 0];
+  else return 0;
+  sourceFile.replaceWithText(restored + text.slice(replaced));
+  return lineCount(restored) - lineCount(text.slice(0, replaced));
+}
+
+function lineCount(text: string): number {
+  return text.match(/\n/g)?.length ?? 0;
 }
 
 /** The official runner's marker insertion, for one file: one comment per line, never inside a literal. */

@@ -23,6 +23,7 @@ import { CONTEXT_MEMBERS, remapContextMemberTypes, remapPickedContexts } from '.
  *   6. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']` (contextTypes.ts)
  *   7. remapPickedContexts       `Pick<ServerContext, 'signal'>` to `{ mcpReq: Pick<ServerContext['mcpReq'], 'signal'> }` (contextTypes.ts)
  *   8. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
+ *   9. keepJsonSchemas           a JSON Schema's properties the stage wrapped in `z.object(...)`: as written
  */
 
 /**
@@ -54,16 +55,76 @@ export function directRegistrations(texts: Iterable<string>): Set<string> {
  * context to a helper of the file that takes a v2 context, and its doubt about a schema argument
  * the checker has read.
  */
-export function afterOfficialStage(sourceFile: SourceFile, held: Map<string, string>, diagnostics: CodemodDiagnostic[]): CodemodDiagnostic[] {
+export function afterOfficialStage(sourceFile: SourceFile, original: string, held: Map<string, string>, diagnostics: CodemodDiagnostic[]): CodemodDiagnostic[] {
   restoreRegistrationTexts(sourceFile, held, diagnostics);
   const remapped = remapContextMemberTypes(sourceFile);
   const picked = remapPickedContexts(sourceFile);
   const settled = settleSchemaArguments(sourceFile);
+  diagnostics = keepJsonSchemas(sourceFile, original, diagnostics);
   return diagnostics.filter(d =>
     !remapped.has(/^Parameter annotation '([\w$]+)' mentions a context type/.exec(d.message)?.[1] ?? '') &&
     !picked.annotations.has(/^Parameter annotation '(.*)' mentions a context type/.exec(d.message)?.[1] ?? '') &&
     !picked.helpers.has(/^The context object is forwarded to (?:[\w$]+\.)*([\w$]+)\(/.exec(d.message)?.[1] ?? '') &&
     !(settled.has(d.line) && d.message.startsWith(SCHEMA_DOUBT)));
+}
+
+/** The code a repair's note is about, to give it the line that code ends up on (sdkUpgrade.ts). */
+export const LOCATED = new WeakMap<CodemodDiagnostic, string>();
+
+/** The official stage's note on each object literal it wraps, and on the import of zod it adds for them. */
+const WRAP_NOTE = 'wrapped with z.object().';
+
+/**
+ * The stage wraps each object literal it moves into `inputSchema` or `argsSchema` in `z.object(...)`,
+ * taking it for a raw shape of zod schemas. One whose every value is JSON (`{ message: { type:
+ * 'string' } }`, the properties of a JSON Schema) is none: v1 never read it as a schema, and z.object()
+ * of it throws when it parses. It is put back as written, with a warning in place of the stage's note
+ * (whether v2 takes it is the type check's: a file it rejects stays on v1, holdBack.ts), and the import
+ * of zod the stage added goes when nothing else uses it. Returns the diagnostics that still stand.
+ */
+function keepJsonSchemas(sourceFile: SourceFile, original: string, diagnostics: CodemodDiagnostic[]): CodemodDiagnostic[] {
+  // The stage's wraps: `z.object(<literal>)` where the file had the literal alone.
+  const wrapped = sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression).filter(call => {
+    const callee = call.getExpression();
+    const [shape] = call.getArguments();
+    return Node.isPropertyAccessExpression(callee) && callee.getName() === 'object' && callee.getExpression().getText() === 'z' &&
+      call.getArguments().length === 1 && Node.isObjectLiteralExpression(shape) && original.includes(shape.getText()) && !original.includes(call.getText());
+  });
+  const wraps = wrapped.filter(call => isJsonObject(call.getArguments()[0]!));
+  if (wraps.length === 0) return diagnostics;
+  // The stage's notes name lines of a text it printed since: they go when none of its wraps is left.
+  const allKept = wraps.length === wrapped.length;
+  const notes = wraps.map(call => {
+    const note: CodemodDiagnostic = {
+      level: 'warning' as CodemodDiagnostic['level'], file: sourceFile.getFilePath(), line: call.getStartLineNumber(),
+      message: 'This schema is written as JSON Schema properties, not zod schemas: it stays as written instead of being wrapped in z.object(), which would throw when it parses. Write it with zod (v2 takes a Standard Schema) by hand.',
+    };
+    LOCATED.set(note, call.getArguments()[0]!.getText());
+    return note;
+  });
+  const text = sourceFile.getFullText();
+  sourceFile.replaceWithText(applyEdits(text, wraps.map(call => ({ start: call.getStart(), end: call.getEnd(), text: call.getArguments()[0]!.getText() }))));
+  let injected = diagnostics.some(d => d.tag === 'zod-injected');
+  const zodImport = injected ? sourceFile.getImportDeclarations().find(d => d.getModuleSpecifierValue() === 'zod' && d.getNamedImports().map(n => n.getText()).join() === 'z') : undefined;
+  const usesZ = sourceFile.getDescendantsOfKind(SyntaxKind.Identifier).some(id => id.getText() === 'z' && !id.getFirstAncestorByKind(SyntaxKind.ImportDeclaration));
+  if (zodImport && !usesZ) zodImport.remove();
+  else injected = false;
+  return [...diagnostics.filter(d => !(allKept && d.message.includes(WRAP_NOTE)) && !(injected && d.tag === 'zod-injected')), ...notes];
+}
+
+/** An object literal whose properties are all written as JSON values (objects, arrays, strings, numbers, booleans, null). */
+function isJsonObject(literal: Node): boolean {
+  if (!Node.isObjectLiteralExpression(literal)) return false;
+  const properties = literal.getProperties();
+  return properties.length > 0 && properties.every(p => Node.isPropertyAssignment(p) && isJsonValue(p.getInitializerOrThrow()));
+}
+
+function isJsonValue(value: Node): boolean {
+  if (Node.isObjectLiteralExpression(value)) return value.getProperties().every(p => Node.isPropertyAssignment(p) && isJsonValue(p.getInitializerOrThrow()));
+  if (Node.isArrayLiteralExpression(value)) return value.getElements().every(isJsonValue);
+  if (Node.isPrefixUnaryExpression(value)) return Node.isNumericLiteral(value.getOperand());
+  return Node.isStringLiteral(value) || Node.isNoSubstitutionTemplateLiteral(value) || Node.isNumericLiteral(value) ||
+    Node.isTrueLiteral(value) || Node.isFalseLiteral(value) || Node.isNullLiteral(value);
 }
 
 /** The stage's doubt about a schema argument that is not written as a literal. */

@@ -181,6 +181,8 @@ describe('files the run must not break', () => {
     const written = readFileSync(file, 'utf8');
     expect(withoutMarkerLines(written)).toBe(before);
     expect(written).toContain("  // mrtr-migrate: rolled-back — the v1-to-v2 upgrade of this file added 1 type error(s) (TS2322 first, line 11), so it stays on the v1 SDK\n  const answer");
+    // The statement with the upgrade's error gets it in a marker (the v2 type is named as its bundle names it).
+    expect(written).toMatch(/\n\/\/ mrtr-migrate: upgrade-error — TS2322 on v2: Type '\w+' is not assignable to type 'number'\.\nexport const closedCode/);
     expect(run.stdout).toMatch(/✗ src\/http\.ts: the v1-to-v2 upgrade of this file added 1 type error\(s\) \(line 11: TS2322: Type '.+' is not assignable to type 'number'\.\), so the whole file stays on the v1 SDK as it was/);
   });
 

@@ -32,9 +32,11 @@ describe('type errors of the official v1-to-v2 stage', () => {
     const report = await migrate({ cwd: dir, dryRun: true });
     const file = report.files.find(f => f.file === 'server.ts')!;
     expect(file.rolledBack).toBe(true);
-    // The code stays as read; the question it keeps gets its marker, the only edit.
+    // The code stays as read; the question it keeps gets its marker, and the statement with the
+    // upgrade's error one with the error: the only edits.
     const lines = file.before.split('\n');
     lines.splice(6, 0, '  // mrtr-migrate: unsupported-construct — the handler destructures its context parameter; the rewrite needs the whole context (name it, e.g. `ctx`).');
+    lines.splice(5, 0, "// mrtr-migrate: upgrade-error — TS2339 on v2: Property 'sendRequest' does not exist on type 'ServerContext'.");
     expect(file.after).toBe(lines.join('\n'));
     expect(file.newTypeErrors[0]).toBe("line 6: TS2339: Property 'sendRequest' does not exist on type 'ServerContext'.");
     expect(report.diagnostics.map(d => d.code)).toContain('sdk-upgrade/rolled-back');
@@ -132,7 +134,7 @@ describe('a file held back on v1 because of another', () => {
     tsconfig.include = ['*.ts'];
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
-    writeFileSync(join(dir, 'server.ts'), [
+    const server = [
       "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
       "import { registerDeploy } from './deploy.js';",
       '',
@@ -140,7 +142,8 @@ describe('a file held back on v1 because of another', () => {
       "if (server.experimental) console.error('experimental');",
       'registerDeploy(server);',
       '',
-    ].join('\n'));
+    ];
+    writeFileSync(join(dir, 'server.ts'), server.join('\n'));
     const deploy = [
       "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
       "import { z } from 'zod';",
@@ -164,7 +167,47 @@ describe('a file held back on v1 because of another', () => {
     const marked = [...deploy];
     marked.splice(5, 0, '    // mrtr-migrate: rolled-back — server.ts:5 stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too');
     expect(readFileSync(join(dir, 'deploy.ts'), 'utf8')).toBe(marked.join('\n'));
-    // A second run finds the marker and writes nothing.
+    // The file held back by its own upgrade error gets a marker above the statement with the error, its only edit.
+    const errorMarked = [...server];
+    errorMarked.splice(4, 0, "// mrtr-migrate: upgrade-error — TS2339 on v2: Property 'experimental' does not exist on type 'McpServer'.");
+    expect(readFileSync(join(dir, 'server.ts'), 'utf8')).toBe(errorMarked.join('\n'));
+    // A second run finds the markers and writes nothing.
+    const again = await migrate({ cwd: dir });
+    expect(again.files.filter(f => f.written).map(f => f.file)).toEqual([]);
+  });
+});
+
+describe('a file held back by its own upgrade errors', () => {
+  it('gets one marker above each statement or class member with one, never inside a literal', async () => {
+    const dir = tempProject('v1-error-markers');
+    const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
+    tsconfig.include = ['*.ts'];
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
+    const probe = [
+      "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
+      "export const server = new McpServer({ name: 'probe', version: '1.0.0' });",
+      'export class Probe {',
+      '  flag = server.experimental;',
+      '}',
+      'const banner = `probe',
+      '${String(server.experimental)}`;',
+      'export const note = `a',
+      '`; export const again = server.experimental;',
+      'if (server.experimental && server.experimental) console.error(banner);',
+      '',
+    ];
+    writeFileSync(join(dir, 'probe.ts'), probe.join('\n'));
+    const report = await migrate({ cwd: dir });
+    expect(report.files.find(f => f.file === 'probe.ts')?.newTypeErrors).toHaveLength(5);
+    const marker = "// mrtr-migrate: upgrade-error — TS2339 on v2: Property 'experimental' does not exist on type 'McpServer'.";
+    const marked = [...probe];
+    marked.splice(9, 0, marker);
+    // The line holding `again` starts in the literal of `note`: the marker goes above `note`'s first line.
+    marked.splice(7, 0, marker);
+    marked.splice(5, 0, marker);
+    marked.splice(3, 0, `  ${marker}`);
+    expect(readFileSync(join(dir, 'probe.ts'), 'utf8')).toBe(marked.join('\n'));
     const again = await migrate({ cwd: dir });
     expect(again.files.filter(f => f.written).map(f => f.file)).toEqual([]);
   });

@@ -460,16 +460,17 @@ export const MARKER_MAX = 160;
 
 /**
  * `// mrtr-migrate: <reason> — <obstacle>`: the hint's first clause (up to `; ` or `: `, where the
- * hint goes on to the why and the advice), cut at a word with `…` where even that is too long for
- * the line (after `indent`, the indentation it is written at). The whole hint is in the report.
+ * hint goes on to the why and the advice; the hint from its start with `whole`, such as a compiler
+ * message), cut at a word with `…` where even that is too long for the line (after `indent`, the
+ * indentation it is written at). The whole hint is in the report.
  */
-export function markerText(reason: string, hint: string, indent = ''): string {
+export function markerText(reason: string, hint: string, indent = '', whole = false): string {
   const head = `// ${MARKER} ${reason} — `;
   // However deep the indentation, a marker keeps 40 characters of its hint.
   const max = Math.max(MARKER_MAX - indent.length, head.length + 40);
   const flat = hint.replace(/\s+/g, ' ').trim();
   if (head.length + flat.length <= max) return head + flat;
-  const clause = /^(.+?)(?:; |: )/.exec(flat)?.[1] ?? flat.replace(/\.$/, '');
+  const clause = whole ? flat : /^(.+?)(?:; |: )/.exec(flat)?.[1] ?? flat.replace(/\.$/, '');
   if (head.length + clause.length <= max) return head + clause;
   const room = max - head.length - 1;
   const cut = clause.slice(0, room + 1);

@@ -2,7 +2,8 @@ import { ts } from 'ts-morph';
 import { lineMapper } from '../../report/diff.js';
 import { ownerManifest } from '../packageJson.js';
 import { programWith } from '../programs.js';
-import { markRolledBack, markUndone, sourceTextOf, type Entry, type RunState } from '../runState.js';
+import { isAsRead, markRolledBack, markUndone, type Entry, type LineMarker, type RunState } from '../runState.js';
+import { literalRanges } from '../../../transforms/mrtr/text.js';
 import { standardPath } from '../sourceFiles.js';
 import { addedErrors, typeErrorsOf, type TypeError } from '../typeCheck.js';
 import { importsZod } from '../zodUpgrade.js';
@@ -14,7 +15,7 @@ import { undoGroup } from './group.js';
  * it, until the project has no type error the run added (verify.ts runs it last).
  */
 export function holdBack(run: RunState): void {
-  const upgraded = run.v1.filter(e => !e.error && sourceTextOf(e) !== e.read.text);
+  const upgraded = run.v1.filter(e => !e.error && !isAsRead(e));
   settle(run, upgraded, checkUpgrade(run, upgraded));
 }
 
@@ -38,7 +39,7 @@ function checkUpgrade(run: RunState, upgraded: Entry[]): Entry[] {
     const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
     if (added.length === 0) continue;
     keepAsRead(run, entry, added, `the v1-to-v2 upgrade of this file added ${countOf(added)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`,
-      `the v1-to-v2 upgrade of this file added ${firstError(added)}, so it stays on the v1 SDK; the report lists them`);
+      `the v1-to-v2 upgrade of this file added ${firstError(added)}, so it stays on the v1 SDK; the report lists them`, upgradeErrorMarkers(entry.read, added));
     kept.push(entry);
   }
   return [...kept, ...holdBackZod(run, kept)];
@@ -65,7 +66,7 @@ function settle(run: RunState, upgraded: Entry[], kept: Entry[]): void {
  * an error goes back as read, with its group, and the reason names the importer and its first error.
  */
 function holdBackImporters(run: RunState): Entry[] {
-  const changed = new Map(run.live.filter(e => !e.error && !e.created && sourceTextOf(e) !== e.read.text).map(e => [standardPath(e.read.path), e]));
+  const changed = new Map(run.live.filter(e => !e.error && !e.created && !isAsRead(e)).map(e => [standardPath(e.read.path), e]));
   const importers = new Map<string, Entry[]>();
   for (const [file, entry] of changed) {
     for (const importer of run.stubs.importersOf(file)) {
@@ -83,13 +84,14 @@ function holdBackImporters(run: RunState): Entry[] {
     if (after.length === 0) continue;
     asRead ??= programWith(program, run.host!, new Map([...changed.values()].map(e => [e.sourceFile!.getFilePath() as string, e.asReadNode!])), run.asReadOptions(program));
     const before = asRead.getSourceFile(file);
-    const added = addedErrors(before ? typeErrorsOf(asRead, before) : [], after);
+    // An importer held back itself may carry markers: its errors are named at its lines as read.
+    const added = atLinesOf(run.texts.get(file), compiled!.text, addedErrors(before ? typeErrorsOf(asRead, before) : [], after));
     if (added.length === 0) continue;
     // An importer kept on v1 itself is named by what keeps it there.
     const kept = run.v1.find(e => standardPath(e.read.path) === file && e.rolledBack && e.newTypeErrors.length > 0);
     const cause = kept ? `${kept.rel}${heldAt(kept)} stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too`
       : `${run.rel(file)}:${added[0]?.line ?? 1}, which imports this file, would get a type error from its change, so it stays as it was`;
-    for (const entry of imported.filter(e => sourceTextOf(e) !== e.read.text)) {
+    for (const entry of imported.filter(e => !isAsRead(e))) {
       keepAsRead(run, entry, added, `${run.rel(file)}, which imports this file, would get ${countOf(added)} from its change, so it stays as it was`, cause);
       held.push(entry);
     }
@@ -128,7 +130,7 @@ function holdBackZod(run: RunState, kept: Entry[]): Entry[] {
   for (const [manifest, cause] of broken) {
     run.zodHeldBack.add(manifest);
     const status = run.zodPackages.get(manifest)!;
-    for (const entry of files.filter(e => e.zodPackage === manifest && sourceTextOf(e) !== e.read.text)) {
+    for (const entry of files.filter(e => e.zodPackage === manifest && !isAsRead(e))) {
       keepAsRead(run, entry, [], `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file, which imports zod, stays as it was with it`,
         `the package ${run.rel(manifest)} stays on zod ${status.version} (${cause}), so this file stays as it was`);
       held.push(entry);
@@ -150,7 +152,7 @@ function holdBackNeighbours(run: RunState, upgraded: Entry[], kept: Entry[]): En
     const program = run.project.getProgram().compilerObject;
     const next: Entry[] = [];
     for (const entry of upgraded) {
-      if (sourceTextOf(entry) === entry.read.text) continue;
+      if (isAsRead(entry)) continue;
       const compiled = program.getSourceFile(entry.read.path);
       if (!compiled) continue;
       run.readBaselines();
@@ -182,7 +184,7 @@ function importsBetween(program: ts.Program, file: ts.SourceFile, other: string)
  * in the few words of a marker. Each push call the file keeps gets a marker, the only edit to it:
  * the undone ones with `cause`, the refused ones with their reason, at the lines of the text as read.
  */
-function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string, cause: string): void {
+function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string, cause: string, errorMarkers: LineMarker[] = []): void {
   const group = run.groupOf(entry);
   if (group) undoGroup(run, group, `${entry.rel} stays as it was before the v1-to-v2 upgrade`);
   // The sites name lines of the upgraded text the rewrite read.
@@ -197,7 +199,47 @@ function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
     if (site.markerLine !== undefined) site.markerLine = toRead(site.markerLine);
   }
-  markRolledBack(entry, entry.sites.filter(s => s.status === 'rolled-back' || s.status === 'not-written'), cause);
+  markRolledBack(entry, entry.sites.filter(s => s.status === 'rolled-back' || s.status === 'not-written'), cause, errorMarkers);
+}
+
+/**
+ * For a file the v1-to-v2 upgrade gave type errors (`added`, at lines of the text as read): a marker
+ * above the statement (or class member) each error is in, with the error, so the user sees there
+ * what to fix by hand before running again; one per statement, none where its line starts inside a
+ * multi-line literal.
+ */
+function upgradeErrorMarkers(read: { path: string; text: string }, added: TypeError[]): LineMarker[] {
+  const file = ts.createSourceFile(read.path, read.text, ts.ScriptTarget.Latest, true);
+  const literals = literalRanges(ts as never, file as never);
+  const markers = new Map<number, LineMarker>();
+  for (const error of added) {
+    const start = statementStart(file, error.line);
+    if (start === undefined) continue;
+    const lineStart = read.text.lastIndexOf('\n', start - 1) + 1;
+    if (literals.some(([from, to]) => lineStart > from && lineStart < to)) continue;
+    const line = file.getLineAndCharacterOfPosition(start).line + 1;
+    // A type of a module the file does not import is printed with its path (`import("/…/node_modules/…").McpServer`): the name is enough here.
+    const message = error.text.replace(/^line \d+: (TS\d+): /, '$1 on v2: ').replace(/import\("[^"]*"(?:, \{ with: \{[^}]*\} \})?\)\./g, '');
+    if (!markers.has(line)) markers.set(line, { line, reason: 'upgrade-error', text: message });
+  }
+  return [...markers.values()];
+}
+
+/** Where the innermost statement or class member holding the first code of `line` (1-based) starts. */
+function statementStart(file: ts.SourceFile, line: number): number | undefined {
+  const starts = file.getLineStarts();
+  if (line < 1 || line > starts.length) return undefined;
+  let at = starts[line - 1]!;
+  while (at < file.text.length && (file.text[at] === ' ' || file.text[at] === '\t')) at++;
+  let found: ts.Node | undefined;
+  const visit = (node: ts.Node): void => {
+    if (at < node.getStart(file) || at >= node.getEnd()) return;
+    const parent = node.parent;
+    if (ts.isClassElement(node) || (parent && (ts.isBlock(parent) || ts.isSourceFile(parent) || ts.isModuleBlock(parent) || ts.isCaseOrDefaultClause(parent)))) found = node;
+    node.forEachChild(visit);
+  };
+  file.forEachChild(visit);
+  return found?.getStart(file);
 }
 
 /** `: line 6` (the first error that keeps a file on v1), or nothing when none is known. */
@@ -223,8 +265,13 @@ function zodAdvice(run: RunState, entry: Entry): string {
 
 /** Type errors found in `checked` (the file's text when it was checked), at the lines of the file on disk. */
 export function onDisk(entry: Entry, checked: string, errors: TypeError[]): TypeError[] {
-  if (checked === entry.read.text || errors.length === 0) return errors;
-  const toDisk = lineMapper(entry.read.text, checked);
+  return atLinesOf(entry.read.text, checked, errors);
+}
+
+/** Type errors found in `checked`, at the lines of `read` (the file as read, which the run may have marked since). */
+function atLinesOf(read: string | undefined, checked: string, errors: TypeError[]): TypeError[] {
+  if (read === undefined || checked === read || errors.length === 0) return errors;
+  const toDisk = lineMapper(read, checked);
   return errors.map(e => ({ ...e, line: toDisk(e.line), text: e.text.replace(/^line \d+:/, `line ${toDisk(e.line)}:`) }));
 }
 

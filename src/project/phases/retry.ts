@@ -45,6 +45,7 @@ function restore(entry: Entry, changedBy: string[], error: string | undefined): 
   entry.error = error;
   entry.sites = [];
   entry.rolledBack = false;
+  entry.onlyMarked = false;
   entry.newTypeErrors = [];
   entry.beforeWiring = undefined;
 }
