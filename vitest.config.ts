@@ -46,6 +46,7 @@ const E2E = [
   'test/project/loweringChanged.test.ts',
   'test/project/runtimePackage.test.ts',
   'test/project/v1Errors.test.ts',
+  'test/project/heldBackProjects.test.ts',
   'test/report/merge.test.ts',
   // Real ESLint with typed linting and the codemod over every v2 fixture, compared: over a minute.
   'test/agreement.test.ts',

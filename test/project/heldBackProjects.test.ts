@@ -1,0 +1,50 @@
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../src/project/migrate.js';
+import { REPO, tempProject, tscErrors } from './tempProject.js';
+
+/**
+ * Projects of the shapes that broke real runs (issue 60), in test/cli/projects: each is run, then
+ * type-checked with its own tsconfig and the v2 packages installed (this repository's node_modules,
+ * as after the install the run asks for). The type errors are no more than before (0 each), and
+ * what migrates, what stays and why is stated.
+ */
+async function run(name: string) {
+  const dir = tempProject(name);
+  cpSync(join(REPO, 'test', 'cli', 'projects', name), dir, { recursive: true });
+  const before = tscErrors(dir);
+  const report = await migrate({ cwd: dir, force: true });
+  return { dir, before, after: tscErrors(dir), report, read: (file: string) => readFileSync(join(dir, file), 'utf8') };
+}
+
+describe('projects that a run must not break', () => {
+  it('a task-augmented question beside a plain one: the plain one migrates, the task keeps its marker', async () => {
+    const { before, after, report, read } = await run('task-beside-plain');
+    expect(report.sites.map(s => `${s.line} ${s.status} ${s.reason ?? ''}`)).toEqual(['10 refused task-augmented', '26 migrated ']);
+    expect(read('src/index.ts')).toContain('  // mrtr-migrate: task-augmented — the ctx.mcpReq.send() asks the client to run it as a task (`task`, line');
+    expect([before, after]).toEqual([[], []]);
+  });
+
+  it('a server file held back on v1: its tool file stays with it, its question marked with the line that holds it', async () => {
+    const { before, after, report, read } = await run('held-back-server');
+    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['src/firing.ts:6 rolled-back']);
+    expect(read('src/firing.ts')).toContain('    // mrtr-migrate: rolled-back — src/index.ts:8 stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too\n    const ok');
+    expect(read('src/index.ts')).toMatch(/\n\/\/ mrtr-migrate: upgrade-error — TS2322 on v2: Type '\w+' is not assignable to type 'number'\.\nexport const goneCode/);
+    expect([before, after]).toEqual([[], []]);
+  });
+
+  it('a types file shared by an upgraded file and a held-back one stays with the one held back', async () => {
+    const { before, after, report, read } = await run('shared-types');
+    expect(report.files.filter(f => f.rolledBack).map(f => f.file).sort()).toEqual(['src/audit.ts', 'src/index.ts', 'src/types.ts']);
+    expect(read('src/types.ts')).toBe(readFileSync(join(REPO, 'test', 'cli', 'projects', 'shared-types', 'src', 'types.ts'), 'utf8'));
+    expect(report.sites.map(s => `${s.line} ${s.status}`)).toEqual(['16 rolled-back']);
+    expect([before, after]).toEqual([[], []]);
+  });
+
+  it('a global Express.Request augmentation in a file held back on v1: the file declaring it again stays on v1 too (TS2717)', async () => {
+    const { before, after, report } = await run('express-augmentation');
+    expect(report.diagnostics.find(d => d.file === 'src/index.ts' && d.code === 'sdk-upgrade/rolled-back')?.message).toMatch(/^src\/auth\.ts stays on the v1 SDK, .* \(line 9: TS2717: Subsequent property declarations must have the same type/);
+    expect([before, after]).toEqual([[], []]);
+  });
+});
