@@ -112,26 +112,30 @@ describe('a handler whose rewrite adds type errors', () => {
   });
 });
 
+/** The two tools of TWO_TOOLS registered by tools.ts on a server index.ts builds: the files share one codec. */
+function shelfServer(prefix: string): string {
+  return fixtureOptionsProject(prefix, {
+    'index.ts': [
+      "import { McpServer } from '@modelcontextprotocol/server';",
+      "import { registerShelfTools } from './tools.js';",
+      "export const server = new McpServer({ name: 'shelves', version: '1.0.0' });",
+      'registerShelfTools(server);',
+      '',
+    ].join('\n'),
+    'tools.ts': [
+      "import type { McpServer } from '@modelcontextprotocol/server';",
+      "import * as z from 'zod/v4';",
+      'export function registerShelfTools(server: McpServer): void {',
+      ...TWO_TOOLS.split('\n').slice(4, 12).map(line => `  ${line}`),
+      '}',
+      '',
+    ].join('\n'),
+  });
+}
+
 describe('a handler of a server whose files share one codec', () => {
   it('is rolled back alone: the codec, the server\'s wiring and the other handlers stay', async () => {
-    const tools = TWO_TOOLS.split('\n');
-    const dir = fixtureOptionsProject('rolled-back-shared', {
-      'index.ts': [
-        "import { McpServer } from '@modelcontextprotocol/server';",
-        "import { registerShelfTools } from './tools.js';",
-        "export const server = new McpServer({ name: 'shelves', version: '1.0.0' });",
-        'registerShelfTools(server);',
-        '',
-      ].join('\n'),
-      'tools.ts': [
-        "import type { McpServer } from '@modelcontextprotocol/server';",
-        "import * as z from 'zod/v4';",
-        'export function registerShelfTools(server: McpServer): void {',
-        ...tools.slice(4, 12).map(line => `  ${line}`),
-        '}',
-        '',
-      ].join('\n'),
-    });
+    const dir = shelfServer('rolled-back-shared');
     const transforms = [...TRANSFORMS, breakingHandler('tools.ts', 'clear_shelf')];
     const report = await migrate({ cwd: dir, force: true, transforms });
     expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['tools.ts:5 rolled-back', 'tools.ts:9 migrated']);
@@ -145,23 +149,7 @@ describe('a handler of a server whose files share one codec', () => {
 
 describe('handlers rolled back alone, one by one', () => {
   it('leave no codec behind when none of a server\'s handlers is left rewritten', async () => {
-    const dir = fixtureOptionsProject('rolled-back-all', {
-      'index.ts': [
-        "import { McpServer } from '@modelcontextprotocol/server';",
-        "import { registerShelfTools } from './tools.js';",
-        "export const server = new McpServer({ name: 'shelves', version: '1.0.0' });",
-        'registerShelfTools(server);',
-        '',
-      ].join('\n'),
-      'tools.ts': [
-        "import type { McpServer } from '@modelcontextprotocol/server';",
-        "import * as z from 'zod/v4';",
-        'export function registerShelfTools(server: McpServer): void {',
-        ...TWO_TOOLS.split('\n').slice(4, 12).map(line => `  ${line}`),
-        '}',
-        '',
-      ].join('\n'),
-    });
+    const dir = shelfServer('rolled-back-all');
     const index = readFileSync(join(dir, 'index.ts'), 'utf8');
     const transforms = [...TRANSFORMS, breakingHandler('tools.ts', 'clear_shelf'), breakingHandler('tools.ts', 'label_shelf')];
     const report = await migrate({ cwd: dir, force: true, transforms });

@@ -127,13 +127,19 @@ export async function notifyDone(extra: Extra, who: string): Promise<void> {
   });
 });
 
-describe('a file held back on v1 because of another', () => {
-  it('keeps its code byte for byte and gets a marker above each question, naming the file and line that keep it on v1', async () => {
-    const dir = tempProject('v1-held-marker');
+/** An empty v1 project of files at its root, with the fixtures' compiler options. */
+function v1FlatProject(prefix: string): string {
+  const dir = tempProject(prefix);
     const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
     tsconfig.include = ['*.ts'];
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
+  return dir;
+}
+
+describe('a file held back on v1 because of another', () => {
+  it('keeps its code byte for byte and gets a marker above each question, naming the file and line that keep it on v1', async () => {
+    const dir = v1FlatProject('v1-held-marker');
     const server = [
       "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
       "import { registerDeploy } from './deploy.js';",
@@ -179,11 +185,7 @@ describe('a file held back on v1 because of another', () => {
 
 describe('a file held back by its own upgrade errors', () => {
   it('gets one marker above each statement or class member with one, never inside a literal', async () => {
-    const dir = tempProject('v1-error-markers');
-    const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
-    tsconfig.include = ['*.ts'];
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
+    const dir = v1FlatProject('v1-error-markers');
     const probe = [
       "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';",
       "export const server = new McpServer({ name: 'probe', version: '1.0.0' });",
