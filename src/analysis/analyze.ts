@@ -320,7 +320,10 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
   // Every file's ignore comments count, so each file of a group decides alike; each file reports its own.
   const suppressions = new Map<ts.SourceFile, Suppression[]>();
   for (const file of included) suppressions.set(file, applySuppressions(ts, file, allSites.filter(s => s.node.getSourceFile() === file)));
-  if (options.rolledBack) for (const file of included) withholdRolledBack(allSites.filter(s => s.node.getSourceFile() === file), options.rolledBack(file.fileName));
+  for (const file of included) {
+    const withheld = options.rolledBack?.(file.fileName);
+    if (withheld) withholdRolledBack(allSites.filter(s => s.node.getSourceFile() === file), withheld);
+  }
   const rounds: RoundsContext = { ts, checker, questionOf };
   let plans = blockSiblings(ts, allSites, facts, resolverOf, chains, rounds);
   // A server that keeps requestState of its own comes last: a handler refused for its own code says
@@ -342,8 +345,7 @@ export function analyzeGroup(options: AnalyzeOptions): Map<ts.SourceFile, FileAn
 }
 
 /** A site whose rewrite added type errors on an earlier attempt is refused, as rolled back, with the errors (`withheld`, by its index in the file). */
-function withholdRolledBack(sites: Site[], withheld: ReadonlyMap<number, string> | undefined): void {
-  if (!withheld) return;
+function withholdRolledBack(sites: Site[], withheld: ReadonlyMap<number, string>): void {
   sites.forEach((site, i) => {
     const hint = withheld.get(i);
     if (hint !== undefined && site.verdict.kind === 'migrate') site.verdict = { kind: 'refuse', reason: 'unsupported-construct', hint, rolledBack: true };

@@ -104,12 +104,13 @@ function keepJsonSchemas(sourceFile: SourceFile, original: string, diagnostics: 
   });
   const text = sourceFile.getFullText();
   sourceFile.replaceWithText(applyEdits(text, wraps.map(call => ({ start: call.getStart(), end: call.getEnd(), text: call.getArguments()[0]!.getText() }))));
-  let injected = diagnostics.some(d => d.tag === 'zod-injected');
-  const zodImport = injected ? sourceFile.getImportDeclarations().find(d => d.getModuleSpecifierValue() === 'zod' && d.getNamedImports().map(n => n.getText()).join() === 'z') : undefined;
-  const usesZ = sourceFile.getDescendantsOfKind(SyntaxKind.Identifier).some(id => id.getText() === 'z' && !id.getFirstAncestorByKind(SyntaxKind.ImportDeclaration));
-  if (zodImport && !usesZ) zodImport.remove();
-  else injected = false;
-  return [...diagnostics.filter(d => !(allKept && d.message.includes(WRAP_NOTE)) && !(injected && d.tag === 'zod-injected')), ...notes];
+  // The import of zod the stage added for its wraps, when no other `z` is left to need it.
+  const added = diagnostics.some(d => d.tag === 'zod-injected')
+    ? sourceFile.getImportDeclarations().find(d => d.getModuleSpecifierValue() === 'zod' && d.getNamedImports().map(n => n.getText()).join() === 'z')
+    : undefined;
+  const unused = added !== undefined && !sourceFile.getDescendantsOfKind(SyntaxKind.Identifier).some(id => id.getText() === 'z' && !id.getFirstAncestorByKind(SyntaxKind.ImportDeclaration));
+  if (unused) added.remove();
+  return [...diagnostics.filter(d => !(allKept && d.message.includes(WRAP_NOTE)) && !(unused && d.tag === 'zod-injected')), ...notes];
 }
 
 /** An object literal whose properties are all written as JSON values (objects, arrays, strings, numbers, booleans, null). */

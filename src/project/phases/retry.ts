@@ -21,8 +21,10 @@ export function rewriteStart(run: RunState): () => void {
         if (entry.sourceFile) run.project.removeSourceFile(entry.sourceFile);
         continue;
       }
-      const text = contextTexts.get(path.resolve(entry.read.path));
-      if (text !== undefined && entry.sourceFile && entry.sourceFile.getFullText() !== text) entry.sourceFile.replaceWithText(text);
+      // A file joined from the context files goes back to its text there; one read from disk since
+      // (the support module an earlier run wrote) to its text as read.
+      const text = contextTexts.get(path.resolve(entry.read.path)) ?? entry.read.text;
+      if (entry.sourceFile && entry.sourceFile.getFullText() !== text) entry.sourceFile.replaceWithText(text);
     }
     for (const [entry, { changedBy, error }] of saved) restore(entry, changedBy, error);
     run.entries = [...entries];
