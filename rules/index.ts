@@ -5,6 +5,7 @@ import noLeftoverMarkers from './no-leftover-markers.js';
 import noPushElicitation from './no-push-elicitation.js';
 import noPushRoots from './no-push-roots.js';
 import noPushSampling from './no-push-sampling.js';
+import noPushTaskRequests from './no-push-task-requests.js';
 import noSecretsInRequestState from './no-secrets-in-request-state.js';
 import noUnvalidatedInputResponses from './no-unvalidated-input-responses.js';
 import noUrlElicitationError from './no-url-elicitation-error.js';
@@ -18,6 +19,7 @@ const ruleModules = {
   'no-push-elicitation': noPushElicitation,
   'no-push-sampling': noPushSampling,
   'no-push-roots': noPushRoots,
+  'no-push-task-requests': noPushTaskRequests,
   'no-url-elicitation-error': noUrlElicitationError,
   'no-initialize-scoped-capabilities': noInitializeScopedCapabilities,
   'require-request-state-integrity': requireRequestStateIntegrity,

@@ -557,13 +557,22 @@ const API_LABEL: Record<SiteApi, string> = {
   'ctx.mcpReq.send': 'ctx.mcpReq.send()',
   UrlElicitationRequiredError: 'UrlElicitationRequiredError',
   getClientCapabilities: 'getClientCapabilities()',
+  'experimental.tasks': 'experimental.tasks API',
   framework: 'a framework question',
 };
+
+/** How a site's call is named in a hint: its API, or for v1's experimental task API the method called. */
+function labelOf(ts: TS, raw: RawSite): string {
+  if (raw.framework) return raw.framework.label;
+  const callee = skipOuter(ts, raw.call.expression);
+  if (raw.api === 'experimental.tasks' && ts.isPropertyAccessExpression(callee)) return `experimental.tasks.${callee.name.text}()`;
+  return API_LABEL[raw.api];
+}
 
 /** The verdict for one site on its own; siblings in the same handler are considered afterwards. */
 function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, checker: ts.TypeChecker | undefined, inHelper = false): Verdict {
   const { raw, context, flow } = f;
-  const label = raw.framework?.label ?? API_LABEL[raw.api];
+  const label = labelOf(ts, raw);
   const framework = context.type === 'no-request' && context.why === 'framework' ? context.framework : raw.framework?.framework;
   if (framework) {
     // Where the framework calls the handler, the detail says so; a framework's API elsewhere is named by its call.
@@ -575,6 +584,8 @@ function verdictFor(ts: TS, f: Facts, all: Facts[], resolver: SdkResolver, check
     const text = raw.untypedReceiver.getText();
     return refuse('untyped-receiver', `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\` has type any, so nothing shows this is the SDK's server or context; give it its type and run again, or migrate by hand.`);
   }
+  // A tasks/* request has no 2026-07-28 form wherever it is sent: that decides before where it is.
+  if (raw.kind === 'task-request') return refuse('task-augmented', taskRequestHint(raw, label));
 
   if (context.type === 'no-request' && raw.kind === 'capability-guard') {
     const reason = context.why === 'detached-task' || context.why === 'fire-and-forget' || context.why === 'caller-not-found' ? context.why : 'no-live-request';
@@ -1098,12 +1109,21 @@ function describeHandlers(handlers: Handler[]): string {
  * Why a question the client is to run as a task (`params.task`, the `task` option) or that is queued
  * on one (`relatedTask`) has no 2026-07-28 form: no question is a task there. What the user can do.
  */
+const TASK_ADVICE = 'ask a plain question (inputRequired(); its answer comes with the retry), or make the tool itself a task (the io.modelcontextprotocol/tasks extension), by hand.';
+
 function taskHint(f: Facts, label: string): string | undefined {
-  const advice = 'ask a plain question (inputRequired(); its answer comes with the retry), or make the tool itself a task (the io.modelcontextprotocol/tasks extension), by hand.';
+  const advice = TASK_ADVICE;
   if (f.raw.task) return `the ${label} asks the client to run it as a task (\`task\`, line ${lineOf(f.raw.task)}); no 2026-07-28 question is a task: ${advice}`;
   if (f.options.task === 'relatedTask') return `the ${label} is queued on a task by its relatedTask option (delivered through tasks/result); no 2026-07-28 question is a task's: ${advice}`;
   if (f.options.task) return `the ${label} asks the client to run it as a task (call option \`task\`); no 2026-07-28 question is a task: ${advice}`;
+  if (f.raw.api === 'experimental.tasks') return `the ${label} asks through v1's experimental task layer, a stream v2 removed; no 2026-07-28 question is a task or a stream: ${advice}`;
   return undefined;
+}
+
+/** A tasks/* request the server sends (the poll of a question the client runs as a task): what it is, and what the user can do. */
+function taskRequestHint(raw: RawSite, label: string): string {
+  const what = raw.taskMethod ? `sends ${raw.taskMethod} to the client` : 'sends a tasks/* request to the client';
+  return `the ${label} ${what}, about a task the client runs; 2026-07-28 has no tasks on the client side: ${TASK_ADVICE}`;
 }
 
 /** Handler shapes the rewrite does not produce code for (yet). */

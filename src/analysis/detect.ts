@@ -1,5 +1,5 @@
 import type * as ts from 'typescript';
-import { QUESTION_METHODS, RESULT_SCHEMA_KINDS, skipOuter, type SdkResolver } from './sdk.js';
+import { EXPERIMENTAL_TASK_METHODS, QUESTION_METHODS, RESULT_SCHEMA_KINDS, skipOuter, TASK_METHODS, TASK_RESULT_SCHEMAS, type SdkResolver } from './sdk.js';
 import { followLocal, writtenValue } from './requestLocals.js';
 import { frameworkQuestionOf, type FrameworkQuestion } from './frameworks.js';
 import type { QuestionKind, SdkGeneration, SiteApi, SiteKind, TS } from './types.js';
@@ -30,6 +30,8 @@ export interface RawSite {
   framework?: FrameworkQuestion | undefined;
   /** The `task` member of the params as written: a task-augmented request (2025-11-25), which the client runs as a task. */
   task?: ts.Node | undefined;
+  /** For kind `task-request`: the tasks/* method it sends (`tasks/get`, ...), where it is known. */
+  taskMethod?: string | undefined;
 }
 
 export function detectSites(ts: TS, sourceFile: ts.SourceFile, resolver: SdkResolver): RawSite[] {
@@ -65,6 +67,7 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
   }
   if (!ts.isPropertyAccessExpression(callee)) return undefined;
   const method = callee.name.text;
+  if (method in EXPERIMENTAL_TASK_METHODS || method === 'requestStream') return experimentalTasks(ts, call, callee, resolver);
   if (!['elicitInput', 'createMessage', 'listRoots', 'requestSampling', 'sendRequest', 'send', 'request', 'getClientCapabilities'].includes(method)) {
     return undefined;
   }
@@ -101,6 +104,32 @@ function classifyCall(ts: TS, call: ts.CallExpression, resolver: SdkResolver): R
     return requestStyle(ts, call, 'extra.sendRequest', receiver.sdk, resolver, args[2]);
   }
   return undefined;
+}
+
+const TASK_API_METHODS: Record<string, string> = { getTask: 'tasks/get', getTaskResult: 'tasks/result', listTasks: 'tasks/list', cancelTask: 'tasks/cancel' };
+
+/**
+ * `server.experimental.tasks.getTask(taskId)` (v1): a poll of a task the client runs; `.elicitInputStream()`,
+ * `.createMessageStream()` and `.requestStream()` ask their question through that task layer.
+ */
+function experimentalTasks(ts: TS, call: ts.CallExpression, callee: ts.PropertyAccessExpression, resolver: SdkResolver): RawSite | undefined {
+  const tasks = skipOuter(ts, callee.expression);
+  if (!ts.isPropertyAccessExpression(tasks) || tasks.name.text !== 'tasks') return undefined;
+  const experimental = skipOuter(ts, tasks.expression);
+  if (!ts.isPropertyAccessExpression(experimental) || experimental.name.text !== 'experimental') return undefined;
+  const server = resolver.resolve(experimental.expression);
+  if (server?.kind !== 'server') return undefined;
+  const method = callee.name.text;
+  const args = call.arguments;
+  if (method === 'requestStream') {
+    const site = requestStyle(ts, call, 'experimental.tasks', server.sdk, resolver, args[2]);
+    return site && { ...site, options: args[2] };
+  }
+  const kind = EXPERIMENTAL_TASK_METHODS[method]!;
+  const base = { node: call, call, api: 'experimental.tasks', sdk: server.sdk } as const;
+  if (kind === 'task-request') return { ...base, kind, params: args[0], options: undefined, taskMethod: TASK_API_METHODS[method] };
+  const params = args[0];
+  return { ...base, kind: kind === 'elicitation' ? elicitationKind(ts, params) : kind, params, options: args[1] };
 }
 
 /** The SDK a site found by its shape belongs to: the file's, v1 where it imports any of v1. */
@@ -143,7 +172,7 @@ function untypedPush(ts: TS, call: ts.CallExpression, callee: ts.PropertyAccessE
     case 'send': {
       const method = has('method');
       const value = method && ts.isPropertyAssignment(method) ? skipOuter(ts, method.initializer) : undefined;
-      const kind = value && ts.isStringLiteralLike(value) ? QUESTION_METHODS[value.text] : undefined;
+      const kind = value && ts.isStringLiteralLike(value) ? methodKind(value.text) : undefined;
       if (!kind || !isAny()) return undefined;
       const api: SiteApi = callee.name.text === 'request' ? 'server.request' : callee.name.text === 'send' ? 'ctx.mcpReq.send' : 'extra.sendRequest';
       return { ...base, kind, api, params: has('params') && ts.isPropertyAssignment(has('params')!) ? (has('params') as ts.PropertyAssignment).initializer : undefined };
@@ -177,7 +206,8 @@ function isResultSchema(ts: TS, expr: ts.Expression, resolver: SdkResolver): boo
 /** `sendRequest({ method, params }, Schema)`: a site only for the three question methods. */
 function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGeneration, resolver: SdkResolver, options: ts.Expression | undefined): RawSite | undefined {
   const request = call.arguments[0];
-  let kind: QuestionKind | undefined;
+  let kind: QuestionKind | 'task-request' | undefined;
+  let method: string | undefined;
   let params: ts.Expression | undefined;
   const followed = request && followLocal(ts, request, call, resolver.checker);
   const literal = followed ? followed.literal : request && skipOuter(ts, request);
@@ -187,7 +217,7 @@ function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGen
       if (!ts.isPropertyAssignment(property) || !property.name) continue;
       const key = property.name.getText().replace(/['"]/g, '');
       const value = skipOuter(ts, property.initializer);
-      if (key === 'method' && ts.isStringLiteralLike(value)) kind = QUESTION_METHODS[value.text];
+      if (key === 'method' && ts.isStringLiteralLike(value)) [method, kind] = [value.text, methodKind(value.text)];
       if (key === 'params') params = property.initializer;
     }
   }
@@ -195,18 +225,24 @@ function requestStyle(ts: TS, call: ts.CallExpression, api: SiteApi, sdk: SdkGen
     const methodType = resolver.checker.getTypeAtLocation(request).getProperty('method');
     if (methodType) {
       const t = resolver.checker.getTypeOfSymbolAtLocation(methodType, request);
-      if (t.isStringLiteral()) kind = QUESTION_METHODS[t.value];
+      if (t.isStringLiteral()) [method, kind] = [t.value, methodKind(t.value)];
     }
   }
   const schema = call.arguments[1];
   if (!kind && schema) {
     const exported = resolver.sdkExport(schema);
-    if (exported) kind = RESULT_SCHEMA_KINDS[exported.exported];
+    if (exported) kind = RESULT_SCHEMA_KINDS[exported.exported] ?? (TASK_RESULT_SCHEMAS.has(exported.exported) ? 'task-request' : undefined);
   }
   if (!kind) return undefined;
   const siteKind: SiteKind = kind === 'elicitation' ? elicitationKind(ts, params) : kind;
   const via = followed && params ? { paramsVia: followed.local, requestChanged: followed.changed } : {};
-  return { node: call, call, kind: siteKind, api, sdk, params, options, ...via };
+  const task = kind === 'task-request' ? { taskMethod: method } : {};
+  return { node: call, call, kind: siteKind, api, sdk, params, options, ...via, ...task };
+}
+
+/** What a request of this method is a site of: one of the three questions, or a tasks/* request. */
+function methodKind(method: string): QuestionKind | 'task-request' | undefined {
+  return QUESTION_METHODS[method] ?? (TASK_METHODS.has(method) ? 'task-request' : undefined);
 }
 
 /** `elicitInput(params, options)`: its params read once as written, for the kind here and the form check later. */

@@ -4,7 +4,7 @@
  * trigger too: one that suppresses nothing is reported. So is an import of an MCP framework, whose
  * API asks in words of its own (`extra.elicit()`, `this.samplingRequest()`).
  */
-const TRIGGERS = /mrtr-migrate-ignore|elicitInput|createMessage|listRoots|requestSampling|sendRequest|elicitation\/create|sampling\/createMessage|roots\/list|UrlElicitationRequiredError|getClientCapabilities|ElicitResultSchema|CreateMessageResultSchema|ListRootsResultSchema/;
+const TRIGGERS = /mrtr-migrate-ignore|elicitInput|createMessage|listRoots|requestSampling|sendRequest|elicitation\/create|sampling\/createMessage|roots\/list|UrlElicitationRequiredError|getClientCapabilities|ElicitResultSchema|CreateMessageResultSchema|ListRootsResultSchema|tasks\/(?:get|result|list|cancel)|experimental\.tasks|TaskResultSchema|TaskPayloadResultSchema|ListTasksResultSchema/;
 
 /** The packages of the MCP frameworks frameworks.ts knows (listed here: no compiler import here, see project/prefilter.ts). */
 export const FRAMEWORK_PACKAGES = ['fastmcp', 'mcp-framework', '@rekog/mcp-nest', 'xmcp'] as const;

@@ -82,6 +82,23 @@ export const QUESTION_METHODS: Record<string, QuestionKind> = {
   'roots/list': 'roots',
 };
 
+/** The tasks/* requests a server sends a client running its question as a task (2025-11-25), and their v1 result schemas. */
+export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
+export const TASK_RESULT_SCHEMAS: ReadonlySet<string> = new Set(['GetTaskResultSchema', 'GetTaskPayloadResultSchema', 'ListTasksResultSchema', 'CancelTaskResultSchema']);
+
+/**
+ * v1's experimental task API on a server (`server.experimental.tasks.<method>`): the polls are
+ * task requests; the streams ask their question through the task layer v2 removed.
+ */
+export const EXPERIMENTAL_TASK_METHODS: Record<string, QuestionKind | 'task-request'> = {
+  getTask: 'task-request',
+  getTaskResult: 'task-request',
+  listTasks: 'task-request',
+  cancelTask: 'task-request',
+  elicitInputStream: 'elicitation',
+  createMessageStream: 'sampling',
+};
+
 /** v1 request schemas and the method they stand for (the v1 form of `setRequestHandler`). */
 export const REQUEST_SCHEMA_METHODS: Record<string, string> = {
   CallToolRequestSchema: 'tools/call',

@@ -9,7 +9,11 @@ export type SdkGeneration = 'v1' | 'v2';
 /** What a question asks the client for. */
 export type QuestionKind = 'elicitation' | 'sampling' | 'roots';
 
-export type SiteKind = QuestionKind | 'url-elicitation' | 'capability-guard';
+/**
+ * `task-request`: a tasks/* request the server sends the client (`tasks/get`, `tasks/result`, ...),
+ * the poll of a question the client runs as a task (2025-11-25); 2026-07-28 has no client-side tasks.
+ */
+export type SiteKind = QuestionKind | 'url-elicitation' | 'capability-guard' | 'task-request';
 
 /** How the push-style call is spelled; stable, used for report counts and lint messages. */
 export type SiteApi =
@@ -23,6 +27,8 @@ export type SiteApi =
   | 'ctx.mcpReq.send'
   | 'UrlElicitationRequiredError'
   | 'getClientCapabilities'
+  /** v1's experimental task API on the server (`server.experimental.tasks.getTask()`, `.elicitInputStream()`, ...). */
+  | 'experimental.tasks'
   /** A question asked through an MCP framework's own API (`extra.elicit()`, `this.elicit()`; see frameworks.ts). */
   | 'framework';
 

@@ -2,7 +2,7 @@ import type * as ts from 'typescript';
 import { analyzeFile, type FileAnalysis } from './analyze.js';
 import { callbackFunction } from './handlers.js';
 import { mightContainSites } from './prefilter.js';
-import { QUESTION_METHODS, SdkResolver, skipOuter, typeWrittenInPlace } from './sdk.js';
+import { EXPERIMENTAL_TASK_METHODS, QUESTION_METHODS, SdkResolver, skipOuter, TASK_METHODS, TASK_RESULT_SCHEMAS, typeWrittenInPlace } from './sdk.js';
 import { IGNORE_DIRECTIVE } from './suppressions.js';
 import type { TS } from './types.js';
 
@@ -10,9 +10,9 @@ import type { TS } from './types.js';
 export const RETURNS_INPUT_REQUIRED = /\binputRequired\s*[.(]/;
 
 /** Names a site is always spelled with somewhere in its file (an import, a destructured member, a schema). */
-const SITE_NAMES = new Set(['sendRequest', 'UrlElicitationRequiredError', 'ElicitResultSchema', 'CreateMessageResultSchema', 'ListRootsResultSchema']);
+const SITE_NAMES = new Set(['sendRequest', 'UrlElicitationRequiredError', 'ElicitResultSchema', 'CreateMessageResultSchema', 'ListRootsResultSchema', ...TASK_RESULT_SCHEMAS]);
 /** Methods a site calls on a server or a request context (generated code calls some on `inputRequired`). */
-const SITE_METHODS = new Set(['elicitInput', 'createMessage', 'listRoots', 'requestSampling', 'getClientCapabilities']);
+const SITE_METHODS = new Set(['elicitInput', 'createMessage', 'listRoots', 'requestSampling', 'getClientCapabilities', ...Object.keys(EXPERIMENTAL_TASK_METHODS), 'requestStream']);
 const REGISTRATIONS = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt', 'registerResource', 'resource', 'setRequestHandler']);
 
 /**
@@ -21,7 +21,7 @@ const REGISTRATIONS = new Set(['registerTool', 'tool', 'registerPrompt', 'prompt
  * undefined. That is the case when
  * - the file has no push-style site: its code (not its comments) names none of the push-style APIs:
  *   no `elicitInput(...)`-like call except on an SDK export (`inputRequired.createMessage(...)`), no
- *   `sendRequest` or result schema, no question method as a
+ *   `sendRequest` or result schema, no question or tasks/* method as a
  *   request's `method`, no `.send(...)` / `.request(...)` of a request that only types can tell. This
  *   is the prefilter's premise (a site names one of these in its file), read in the code;
  * - it has no ignore comment (one that suppresses nothing is reported, which needs the sites);
@@ -49,7 +49,7 @@ function namesPushApi(tsApi: TS, sourceFile: ts.SourceFile, resolver: SdkResolve
     if ((tsApi.isIdentifier(node) || tsApi.isPrivateIdentifier(node) || tsApi.isStringLiteralLike(node)) && SITE_NAMES.has(node.text)) {
       // An import under its own name names nothing until it is used (the SDK stage may leave one unused).
       named = !(tsApi.isImportSpecifier(node.parent) && node.parent.propertyName === undefined);
-    } else if (tsApi.isStringLiteralLike(node) && QUESTION_METHODS[node.text] !== undefined && isMethodOfRequest(tsApi, node)) {
+    } else if (tsApi.isStringLiteralLike(node) && (QUESTION_METHODS[node.text] !== undefined || TASK_METHODS.has(node.text)) && isMethodOfRequest(tsApi, node)) {
       named = true;
     } else if (tsApi.isCallExpression(node)) {
       const callee = skipOuter(tsApi, node.expression);

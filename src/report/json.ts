@@ -109,7 +109,7 @@ export const REPORT_JSON_SCHEMA = {
         required: ['id', 'file', 'line', 'column', 'kind', 'api', 'sdk', 'status', 'reason', 'hint', 'notes', 'handler', 'context', 'controlFlow', 'liveLocals', 'sideEffectsBefore', 'callOptions', 'todo', 'handlerLines', 'handlerDiff'],
         properties: {
           id: str, file: str, line: { type: 'integer', minimum: 1 }, column: { type: 'integer', minimum: 1 },
-          kind: { ...str, description: 'elicitation | sampling | roots | url-elicitation | capability-guard' },
+          kind: { ...str, description: 'elicitation | sampling | roots | url-elicitation | capability-guard | task-request' },
           api: { ...str, description: 'How the push-style call is spelled, e.g. server.elicitInput.' },
           sdk: { enum: ['v1', 'v2'] },
           status: statusEnum,

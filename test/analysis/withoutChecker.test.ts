@@ -60,6 +60,10 @@ describe('analysis without a checker', () => {
       `type Send = import('@modelcontextprotocol/server').ServerContext['sendRequest'];`,
       `// mrtr-migrate-ignore: asked elsewhere\nexport const x = 1;`,
       `import { ElicitResultSchema as Answer } from '@modelcontextprotocol/core';\nexport const schema = Answer;`,
+      // The tasks/* requests a server sends (task-request sites): by method, result schema or v1's experimental task API.
+      `export const poll = { method: 'tasks/get', params: { taskId: 't1' } };`,
+      `import { GetTaskResultSchema as Status } from '@modelcontextprotocol/core';\nexport const schema = Status;`,
+      `export async function status(low: import('@modelcontextprotocol/sdk/server/index.js').Server) { return low.experimental.tasks.getTask('t1'); }`,
     ];
     for (const text of asks) expect(plain(header + text), text).toBeUndefined();
   });

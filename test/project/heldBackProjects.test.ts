@@ -19,10 +19,11 @@ async function run(name: string) {
 }
 
 describe('projects that a run must not break', () => {
-  it('a task-augmented question beside a plain one: the plain one migrates, the task keeps its marker', async () => {
+  it('a task-augmented question and its tasks/get poll beside a plain one: the plain one migrates, the task and the poll keep their markers', async () => {
     const { before, after, report, read } = await run('task-beside-plain');
-    expect(report.sites.map(s => `${s.line} ${s.status} ${s.reason ?? ''}`)).toEqual(['10 refused task-augmented', '26 migrated ']);
+    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status} ${s.reason ?? ''}`)).toEqual(['src/index.ts:11 refused task-augmented', 'src/index.ts:27 migrated ', 'src/status.ts:8 refused task-augmented']);
     expect(read('src/index.ts')).toContain('  // mrtr-migrate: task-augmented — the ctx.mcpReq.send() asks the client to run it as a task (`task`, line');
+    expect(read('src/status.ts')).toContain('    // mrtr-migrate: task-augmented — the ctx.mcpReq.send() sends tasks/get to the client, about a task the client runs\n    const task = await ctx.mcpReq.send(');
     expect([before, after]).toEqual([[], []]);
   });
 

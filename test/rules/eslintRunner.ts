@@ -15,6 +15,7 @@ export const RULE_OF_KIND: Record<string, string> = {
   roots: 'mrtr-migrate/no-push-roots',
   'url-elicitation': 'mrtr-migrate/no-url-elicitation-error',
   'capability-guard': 'mrtr-migrate/no-initialize-scoped-capabilities',
+  'task-request': 'mrtr-migrate/no-push-task-requests',
 };
 
 export interface RunOptions {

@@ -15,6 +15,7 @@ const ALL_RULES = [
   'no-push-elicitation',
   'no-push-roots',
   'no-push-sampling',
+  'no-push-task-requests',
   'no-secrets-in-request-state',
   'no-unvalidated-input-responses',
   'no-url-elicitation-error',
@@ -27,6 +28,7 @@ const RECOMMENDED = [
   'no-push-elicitation',
   'no-push-roots',
   'no-push-sampling',
+  'no-push-task-requests',
   'no-url-elicitation-error',
   'valid-ignore-comments',
 ];

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CreateMessageResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { registerDraftStatus } from './status.js';
 
 const desk = new McpServer({ name: 'writing-desk', version: '0.2.0' });
 
@@ -29,5 +30,8 @@ desk.tool('title_for', 'Suggest a title', { topic: z.string() }, async ({ topic 
   });
   return { content: [{ type: 'text', text: reply.content.type === 'text' ? reply.content.text : 'untitled' }] };
 });
+
+// The poll of such a task, in a module of its own.
+registerDraftStatus(desk);
 
 await desk.connect(new StdioServerTransport());
