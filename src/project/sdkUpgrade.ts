@@ -95,6 +95,7 @@ export function runSdkUpgrade(sourceFile: SourceFile, projectType: ProjectType, 
       changes += result.changesCount;
       found.push(...result.diagnostics);
     }
+    found.push(...before.notes);
   } catch (error) {
     return failed(error);
   }

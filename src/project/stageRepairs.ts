@@ -1,5 +1,5 @@
 import type { Diagnostic as CodemodDiagnostic } from '@modelcontextprotocol/codemod';
-import { Node, SyntaxKind, ts, type ParameterDeclaration, type SourceFile, type VariableDeclaration } from 'ts-morph';
+import { Node, SyntaxKind, ts, type CallExpression, type ParameterDeclaration, type SourceFile, type StringLiteral, type VariableDeclaration } from 'ts-morph';
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
 import { SdkResolver } from '../analysis/sdk.js';
@@ -18,24 +18,27 @@ import { CONTEXT_MEMBERS, remapContextMemberTypes, remapPickedContexts } from '.
  *   2. retargetRegistrarPatches  `(server as any).tool = (...args) => original(...args)`: patches `registerTool`
  *   3. inlineBoundRegistrars     `const tool = server.tool.bind(server); tool(...)`: `server.tool(...)`
  *   4. holdRegistrationTexts     non-literal names and descriptions held in placeholder literals
+ *   5. registerByMethodString    `setRequestHandler(z.object({ method: z.literal(m) }).passthrough(), h)`: `setRequestHandler(m, h)`
  * after them
- *   5. restoreRegistrationTexts  the held texts back
- *   6. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']` (contextTypes.ts)
- *   7. remapPickedContexts       `Pick<ServerContext, 'signal'>` to `{ mcpReq: Pick<ServerContext['mcpReq'], 'signal'> }` (contextTypes.ts)
- *   8. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
- *   9. keepJsonSchemas           a JSON Schema's properties the stage wrapped in `z.object(...)`: as written
+ *   6. restoreRegistrationTexts  the held texts back
+ *   7. remapContextMemberTypes   `ServerContext['sendRequest']` to `ServerContext['mcpReq']['send']` (contextTypes.ts)
+ *   8. remapPickedContexts       `Pick<ServerContext, 'signal'>` to `{ mcpReq: Pick<ServerContext['mcpReq'], 'signal'> }` (contextTypes.ts)
+ *   9. settleSchemaArguments     a raw shape held in a value: `inputSchema: z.object(shape)`
+ *  10. keepJsonSchemas           a JSON Schema's properties the stage wrapped in `z.object(...)`: as written
  */
 
 /**
- * Steps 1-4; returns whether the file changed and the texts held. `registeredDirectly`: the v2
- * registration methods (`registerTool`, ...) the project's v1 code already calls, in any file.
+ * Steps 1-5; returns whether the file changed, the texts held and the repairs' notes. `registeredDirectly`:
+ * the v2 registration methods (`registerTool`, ...) the project's v1 code already calls, in any file.
  */
-export function beforeOfficialStage(sourceFile: SourceFile, registeredDirectly: ReadonlySet<string>): { changed: boolean; held: Map<string, string> } {
+export function beforeOfficialStage(sourceFile: SourceFile, registeredDirectly: ReadonlySet<string>): { changed: boolean; held: Map<string, string>; notes: CodemodDiagnostic[] } {
   const named = nameDestructuredContexts(sourceFile);
   const lone = remapLoneContexts(sourceFile);
   const patches = retargetRegistrarPatches(sourceFile, registeredDirectly);
   const inlined = inlineBoundRegistrars(sourceFile, patches.patched);
-  return { changed: named || lone || patches.changed || inlined, held: holdRegistrationTexts(sourceFile) };
+  const held = holdRegistrationTexts(sourceFile);
+  const notes = registerByMethodString(sourceFile);
+  return { changed: named || lone || patches.changed || inlined || notes.length > 0, held, notes };
 }
 
 /** The v1 registration methods and the v2 methods that take their place. */
@@ -49,7 +52,7 @@ export function directRegistrations(texts: Iterable<string>): Set<string> {
 }
 
 /**
- * Steps 5-8, once the stage's diagnostics have found their lines (these edits keep every line where
+ * Steps 6-10, once the stage's diagnostics have found their lines (these edits keep every line where
  * it is). Returns the diagnostics that still stand: a type alias remapped names a v2 type, so the
  * stage's doubt about parameters annotated with it is settled, as is its doubt about handing the
  * context to a helper of the file that takes a v2 context, and its doubt about a schema argument
@@ -165,6 +168,81 @@ function settleSchemaArguments(sourceFile: SourceFile): Set<number> {
   }
   if (edits.length > 0) sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
   return settled;
+}
+
+/** The spec's methods the official stage registers by their string (its map of v1 schemas), requests and notifications. */
+const SPEC_REQUESTS: ReadonlySet<string> = new Set([
+  'initialize', 'ping', 'tools/call', 'tools/list', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
+  'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe', 'sampling/createMessage', 'elicitation/create',
+  'logging/setLevel', 'completion/complete', 'roots/list',
+]);
+const SPEC_NOTIFICATIONS: ReadonlySet<string> = new Set([
+  'notifications/message', 'notifications/tools/list_changed', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
+  'notifications/resources/updated', 'notifications/progress', 'notifications/cancelled', 'notifications/initialized',
+  'notifications/roots/list_changed', 'notifications/elicitation/complete',
+]);
+
+/**
+ * `server.setRequestHandler(z.object({ method: z.literal('resources/subscribe') }).passthrough(), h)`:
+ * a schema written for its method only (`.passthrough()` or `.loose()` keeps the params for the
+ * handler). v2 takes no schema there, and the official stage leaves it (the file would stay on v1):
+ * for a method of the spec it becomes `setRequestHandler('resources/subscribe', h)`, the form the
+ * stage gives `SubscribeRequestSchema`. v2 then checks the params against the spec's schema of the
+ * method, where this one checked none: a note says so. Returns the notes.
+ */
+function registerByMethodString(sourceFile: SourceFile): CodemodDiagnostic[] {
+  const z = zodNamespace(sourceFile);
+  if (!z) return [];
+  const notes: CodemodDiagnostic[] = [];
+  const edits: Edit[] = [];
+  for (const call of sourceFile.getDescendantsOfKind(SyntaxKind.CallExpression)) {
+    const callee = call.getExpression();
+    const registrar = Node.isPropertyAccessExpression(callee) ? callee.getName() : undefined;
+    const methods = registrar === 'setRequestHandler' ? SPEC_REQUESTS : registrar === 'setNotificationHandler' ? SPEC_NOTIFICATIONS : undefined;
+    const [schema] = call.getArguments();
+    if (!methods || call.getArguments().length !== 2 || !schema) continue;
+    const literal = methodOnlySchema(schema, z);
+    if (!literal || !methods.has(literal.getLiteralText())) continue;
+    const method = literal.getLiteralText();
+    edits.push({ start: schema.getStart(), end: schema.getEnd(), text: literal.getText() });
+    const note: CodemodDiagnostic = {
+      level: 'warning' as CodemodDiagnostic['level'], file: sourceFile.getFilePath(), line: schema.getStartLineNumber(),
+      message: `${registrar}() registers '${method}' by its method string on v2 (it takes no schema there): the ${registrar === 'setRequestHandler' ? 'request' : 'notification'} is now checked against the spec's schema for ${method} before the handler runs, where the v1 schema checked its method only.`,
+    };
+    LOCATED.set(note, `${registrar}(${sourceFile.getFullText().slice(callee.getEnd() + 1, schema.getStart())}${literal.getText()}`);
+    notes.push(note);
+  }
+  if (edits.length === 0) return [];
+  sourceFile.replaceWithText(applyEdits(sourceFile.getFullText(), edits));
+  // The import of zod, when these schemas were all it was for.
+  const imported = sourceFile.getImportDeclarations().find(d => /^zod(\/v[34])?$/.test(d.getModuleSpecifierValue()) && (d.getNamespaceImport()?.getText() === z || d.getNamedImports().map(n => n.getText()).join() === z) && !d.getDefaultImport());
+  const used = sourceFile.getDescendantsOfKind(SyntaxKind.Identifier).some(id => id.getText() === z && !id.getFirstAncestorByKind(SyntaxKind.ImportDeclaration));
+  if (imported && !used) imported.remove();
+  return notes;
+}
+
+/** `z.object({ method: z.literal('m') }).passthrough()` (or `.loose()`): its one literal, else undefined. */
+function methodOnlySchema(schema: Node, z: string): StringLiteral | undefined {
+  const loose = withoutCasts(schema);
+  if (!Node.isCallExpression(loose) || loose.getArguments().length !== 0) return undefined;
+  const keep = loose.getExpression();
+  if (!Node.isPropertyAccessExpression(keep) || !['passthrough', 'loose'].includes(keep.getName())) return undefined;
+  const object = keep.getExpression();
+  if (!isZodCall(object, z, 'object')) return undefined;
+  const [shape] = object.getArguments();
+  const properties = Node.isObjectLiteralExpression(shape) ? shape.getProperties() : [];
+  const only = properties.length === 1 && Node.isPropertyAssignment(properties[0]) ? properties[0] : undefined;
+  if (!only || only.getName().replace(/['"]/g, '') !== 'method') return undefined;
+  const value = only.getInitializerOrThrow();
+  if (!isZodCall(value, z, 'literal')) return undefined;
+  const [literal] = value.getArguments();
+  return Node.isStringLiteral(literal) && value.getArguments().length === 1 ? literal : undefined;
+}
+
+function isZodCall(node: Node, z: string, name: string): node is CallExpression {
+  if (!Node.isCallExpression(node)) return false;
+  const callee = node.getExpression();
+  return Node.isPropertyAccessExpression(callee) && callee.getName() === name && callee.getExpression().getText() === z;
 }
 
 /** The name the file imports zod's namespace under (`import { z } from 'zod'`, `import * as z from 'zod/v4'`). */

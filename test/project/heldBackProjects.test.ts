@@ -48,4 +48,14 @@ describe('projects that a run must not break', () => {
     expect(report.diagnostics.find(d => d.file === 'src/index.ts' && d.code === 'sdk-upgrade/rolled-back')?.message).toMatch(/^src\/auth\.ts stays on the v1 SDK, .* \(line 9: TS2717: Subsequent property declarations must have the same type/);
     expect([before, after]).toEqual([[], []]);
   });
+
+  it('low-level handlers registered by a schema that names their method only: registered by the method string, and the question beside them migrates', async () => {
+    const { before, after, report, read } = await run('method-schema-handlers');
+    expect(report.sites.map(s => `${s.line} ${s.status}`)).toEqual(['41 migrated']);
+    const text = read('src/index.ts');
+    expect(text).toContain("board.server.setRequestHandler(\n  'resources/subscribe',\n  async (request: any) => {");
+    expect(text).toContain("board.server.setRequestHandler('resources/unsubscribe', async (request: any) => {");
+    expect(report.diagnostics.filter(d => /by its method string/.test(d.message)).map(d => d.line)).toEqual([18, 26, 31]);
+    expect([before, after]).toEqual([[], []]);
+  });
 });
