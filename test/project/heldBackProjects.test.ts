@@ -1,24 +1,37 @@
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/project/migrate.js';
-import { REPO, tempProject, tscErrors } from './tempProject.js';
+import { install, installedProject, REPO, tempProject, tscErrors } from './tempProject.js';
 
 /**
  * Projects of the shapes that broke real runs (issue 60), in test/cli/projects: each is run, then
- * type-checked with its own tsconfig and the v2 packages installed (this repository's node_modules,
- * as after the install the run asks for). The type errors are no more than before (0 each), and
- * what migrates, what stays and why is stated.
+ * type-checked with its own tsconfig as after the install the run asks for. Twice: with the v2
+ * packages there during the run already (this repository's node_modules), and as a v1 project has
+ * them, not at all until the install after the run (the run checks against the types it borrows,
+ * sdkTypes.ts). The type errors are no more than before (0 each), and what migrates, what stays
+ * and why is stated, the same both ways.
  */
-async function run(name: string) {
-  const dir = tempProject(name);
-  cpSync(join(REPO, 'test', 'cli', 'projects', name), dir, { recursive: true });
+type Installed = 'v2 installed before the run' | 'v2 installed after the run';
+
+async function runIn(installed: Installed, name: string) {
+  const from = join(REPO, 'test', 'cli', 'projects', name);
+  const early = installed === 'v2 installed before the run';
+  const dir = early ? tempProject(name) : installedProject(name, from);
+  if (early) cpSync(from, dir, { recursive: true });
   const before = tscErrors(dir);
+  // Installed late, the run has no v2 package of the project's: it checks against the types it borrows.
+  expect(existsSync(join(dir, 'node_modules', '@modelcontextprotocol', 'server')), name).toBe(early);
   const report = await migrate({ cwd: dir, force: true });
+  const imported = readdirSync(join(dir, 'src')).some(file => readFileSync(join(dir, 'src', file), 'utf8').includes("from '@modelcontextprotocol/server'"));
+  expect(report.diagnostics.some(d => d.code === 'verify/sdk-types-borrowed' && d.message.startsWith('@modelcontextprotocol/server ')), name).toBe(!early && imported);
+  if (!early) install(dir);
   return { dir, before, after: tscErrors(dir), report, read: (file: string) => readFileSync(join(dir, file), 'utf8') };
 }
 
-describe('projects that a run must not break', () => {
+describe.each<Installed>(['v2 installed before the run', 'v2 installed after the run'])('projects that a run must not break, %s', installed => {
+  const run = (name: string) => runIn(installed, name);
+
   it('a task-augmented question and its tasks/get poll beside a plain one: the plain one migrates, the task and the poll keep their markers', async () => {
     const { before, after, report, read } = await run('task-beside-plain');
     expect(report.sites.map(s => `${s.file}:${s.line} ${s.status} ${s.reason ?? ''}`)).toEqual(['src/index.ts:11 refused task-augmented', 'src/index.ts:27 migrated ', 'src/status.ts:8 refused task-augmented']);
@@ -56,6 +69,14 @@ describe('projects that a run must not break', () => {
     expect(text).toContain("board.server.setRequestHandler(\n  'resources/subscribe',\n  async (request: any) => {");
     expect(text).toContain("board.server.setRequestHandler('resources/unsubscribe', async (request: any) => {");
     expect(report.diagnostics.filter(d => /by its method string/.test(d.message)).map(d => d.line)).toEqual([18, 26, 31]);
+    expect([before, after]).toEqual([[], []]);
+  });
+
+  it('a file two imports away that would break (it registers through a type the change moves to v2): the changed file stays as it was, its marker names that file and the one between', async () => {
+    const { before, after, report, read } = await run('importer-two-away');
+    expect(report.sites.map(s => `${s.file}:${s.line} ${s.status}`)).toEqual(['src/index.ts:7 rolled-back']);
+    expect(read('src/index.ts')).toContain("  // mrtr-migrate: rolled-back — src/sensors.ts:5, which imports this file through src/context.ts, would get a type error from its change");
+    expect(read('src/index.ts')).toContain("import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';");
     expect([before, after]).toEqual([[], []]);
   });
 });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
 import type { Transform } from '../../transforms/types.js';
 
@@ -19,6 +19,37 @@ export function tempProject(prefix: string): string {
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
 }
+
+/**
+ * `files` copied into a temporary folder whose node_modules holds the dependencies of its
+ * package.json only (links to this repository's copies), as `npm install` left it: a v1 project has
+ * no v2 package yet, and nothing above the folder lends one.
+ */
+export function installedProject(prefix: string, from: string): string {
+  const dir = mkdtempSync(join(os.tmpdir(), `mrtr-${prefix}-`));
+  made.push(dir);
+  cpSync(from, dir, { recursive: true });
+  install(dir);
+  return dir;
+}
+
+/** What `npm install` does to node_modules after a run changed package.json: its dependencies linked in, the others out. */
+export function install(dir: string): void {
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+  const wanted = new Set(Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }));
+  for (const name of linked.get(dir) ?? []) {
+    if (!wanted.has(name)) unlinkSync(join(dir, 'node_modules', name));
+  }
+  for (const name of wanted) {
+    const at = join(dir, 'node_modules', name);
+    if (existsSync(at)) continue;
+    mkdirSync(dirname(at), { recursive: true });
+    symlinkSync(join(REPO, 'node_modules', name), at, 'dir');
+  }
+  linked.set(dir, wanted);
+}
+
+const linked = new Map<string, Set<string>>();
 
 /** A temporary project compiled with the runnable fixtures' options (tsconfig.fixtures.json), holding `files`. */
 export function fixtureOptionsProject(prefix: string, files: Record<string, string>): string {

@@ -61,24 +61,19 @@ function settle(run: RunState, upgraded: Entry[], kept: Entry[]): void {
 
 /**
  * The invariant: no file of the project gets a type error from the run. The changed files were
- * checked themselves; here each unchanged file read that imports one of them is (one the run skipped
- * joins the program for it), against the project as read. A changed file whose importer would get
+ * checked themselves; here each unchanged file read that imports one of them, directly or through
+ * other unchanged files, is (one the run skipped joins the program for it), against the project as read. A changed file whose importer would get
  * an error goes back as read, with its group, and the reason names the importer and its first error.
  */
 function holdBackImporters(run: RunState): Entry[] {
   const changed = new Map(run.live.filter(e => !e.error && !e.created && !isAsRead(e)).map(e => [standardPath(e.read.path), e]));
-  const importers = new Map<string, Entry[]>();
-  for (const [file, entry] of changed) {
-    for (const importer of run.stubs.importersOf(file)) {
-      if (!changed.has(importer)) importers.set(importer, [...(importers.get(importer) ?? []), entry]);
-    }
-  }
+  const importers = importersOfChanged(run, changed);
   if (importers.size === 0) return [];
   for (const file of importers.keys()) if (!run.project.getSourceFile(file)) run.project.addSourceFileAtPath(file);
   const program = run.project.getProgram().compilerObject;
   let asRead: ts.Program | undefined;
   const held: Entry[] = [];
-  for (const [file, imported] of importers) {
+  for (const [file, { imported, via }] of importers) {
     const compiled = program.getSourceFile(file);
     const after = compiled ? typeErrorsOf(program, compiled) : [];
     if (after.length === 0) continue;
@@ -89,14 +84,41 @@ function holdBackImporters(run: RunState): Entry[] {
     if (added.length === 0) continue;
     // An importer kept on v1 itself is named by what keeps it there.
     const kept = run.v1.find(e => standardPath(e.read.path) === file && e.rolledBack && e.newTypeErrors.length > 0);
+    const imports = via ? `imports this file through ${run.rel(via)}` : 'imports this file';
     const cause = kept ? `${kept.rel}${heldAt(kept)} stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too`
-      : `${run.rel(file)}:${added[0]?.line ?? 1}, which imports this file, would get a type error from its change, so it stays as it was`;
+      : `${run.rel(file)}:${added[0]?.line ?? 1}, which ${imports}, would get a type error from its change, so it stays as it was`;
     for (const entry of imported.filter(e => !isAsRead(e))) {
-      keepAsRead(run, entry, added, `${run.rel(file)}, which imports this file, would get ${countOf(added)} from its change, so it stays as it was`, cause);
+      keepAsRead(run, entry, added, `${run.rel(file)}, which ${imports}, would get ${countOf(added)} from its change, so it stays as it was`, cause);
       held.push(entry);
     }
   }
   return held;
+}
+
+/**
+ * The unchanged files that import a changed one, directly or through other unchanged files (a type
+ * passed on by a module that only re-exports or holds it breaks a file two imports away): each with
+ * the changed files it reaches, and for one reached through others the first of those (`via`).
+ */
+function importersOfChanged(run: RunState, changed: Map<string, Entry>): Map<string, { imported: Entry[]; via: string | undefined }> {
+  const importers = new Map<string, { imported: Entry[]; via: string | undefined }>();
+  for (const [file, entry] of changed) {
+    const seen = new Set([file]);
+    // Breadth first: each importer is found by its shortest chain, whose first hop names it.
+    const queue: { at: string; via: string | undefined }[] = [{ at: file, via: undefined }];
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      for (const importer of run.stubs.importersOf(next.at)) {
+        // A changed importer is checked itself, and its own importers from it.
+        if (seen.has(importer) || changed.has(importer)) continue;
+        seen.add(importer);
+        const via = next.at === file ? undefined : next.via ?? next.at;
+        const found = importers.get(importer) ?? importers.set(importer, { imported: [], via }).get(importer)!;
+        if (!found.imported.includes(entry)) found.imported.push(entry);
+        queue.push({ at: importer, via });
+      }
+    }
+  }
+  return importers;
 }
 
 /**
