@@ -79,4 +79,14 @@ describe.each<Installed>(['v2 installed before the run', 'v2 installed after the
     expect(read('src/index.ts')).toContain("import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';");
     expect([before, after]).toEqual([[], []]);
   });
+
+  it('a question asked as a task by the v1 call option beside a plain one: the file stays on v1 (v2 has no such option), the plain question told why, the task named as the file has it', async () => {
+    const { before, after, report, read } = await run('task-option-beside-plain');
+    expect(report.sites.map(s => `${s.line} ${s.api} ${s.sdk} ${s.status} ${s.reason ?? ''}`)).toEqual(['8 extra.sendRequest v1 refused task-augmented', '18 server.createMessage v1 rolled-back ']);
+    const text = read('src/index.ts');
+    expect(text).toContain('  // mrtr-migrate: task-augmented — the extra.sendRequest() asks the client to run it as a task (call option `task`)\n  const summary');
+    expect(text).toContain('  // mrtr-migrate: rolled-back — the `task` call option at line 11 (a question asked as a task) has no v2 form, so this file stays on the v1 SDK\n  const reply');
+    expect(report.sites[0]!.hint).not.toContain('ctx.mcpReq');
+    expect([before, after]).toEqual([[], []]);
+  });
 });

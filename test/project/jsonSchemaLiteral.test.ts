@@ -1,15 +1,5 @@
-import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
-import { runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
-
-const lines = (...l: string[]): string => l.join('\n');
-
-const upgrade = (text: string) => {
-  const project = new Project({ useInMemoryFileSystem: true });
-  const file = project.createSourceFile('/src/server.ts', text);
-  const result = runSdkUpgrade(file, 'server', 'src/server.ts', new Set());
-  return { text: file.getFullText(), ...result };
-};
+import { lines, upgradeText as upgrade } from './stageHarness.js';
 
 describe('a tool schema written as JSON Schema properties in v1 code', () => {
   it('is moved into inputSchema as written, not wrapped in z.object() (which throws when it parses), and no zod import is added for it', () => {

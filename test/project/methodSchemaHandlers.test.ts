@@ -1,15 +1,5 @@
-import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
-import { runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
-
-const lines = (...l: string[]): string => l.join('\n');
-
-const upgrade = (text: string) => {
-  const project = new Project({ useInMemoryFileSystem: true });
-  const file = project.createSourceFile('/src/server.ts', text);
-  const result = runSdkUpgrade(file, 'server', 'src/server.ts', new Set());
-  return { text: file.getFullText(), ...result };
-};
+import { lines, upgradeText as upgrade } from './stageHarness.js';
 
 const lineOf = (text: string, needle: string): number => text.slice(0, text.indexOf(needle)).split('\n').length;
 

@@ -1,9 +1,7 @@
-import { Project } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { lineAfterRelayout, restoreRegistrationLayout } from '../../src/project/registrationLayout.js';
-import { CODEMOD_MARKER, runSdkUpgrade } from '../../src/project/sdkUpgrade.js';
-
-const lines = (...l: string[]): string => l.join('\n');
+import { CODEMOD_MARKER } from '../../src/project/sdkUpgrade.js';
+import { lines, upgradeText } from './stageHarness.js';
 
 /** A v1 registration written an argument per line, as most v1 servers write it. */
 const v1 = lines(
@@ -27,10 +25,8 @@ const v1 = lines(
 );
 
 const upgrade = (text: string) => {
-  const project = new Project({ useInMemoryFileSystem: true });
-  const file = project.createSourceFile('/src/server.ts', text);
-  const result = runSdkUpgrade(file, 'server', 'src/server.ts', new Set());
-  return { text: file.getFullText(), diagnostics: result.diagnostics };
+  const { text: after, diagnostics } = upgradeText(text);
+  return { text: after, diagnostics };
 };
 
 describe('a registration the v1-to-v2 stage re-printed on one line', () => {

@@ -2,6 +2,7 @@ import { ts } from 'ts-morph';
 import { lineMapper } from '../../report/diff.js';
 import { ownerManifest } from '../packageJson.js';
 import { programWith } from '../programs.js';
+import type { SiteReport } from '../../report/model.js';
 import { isAsRead, markRolledBack, markUndone, type Entry, type LineMarker, type RunState } from '../runState.js';
 import { literalRanges } from '../../../transforms/mrtr/text.js';
 import { standardPath } from '../sourceFiles.js';
@@ -39,7 +40,7 @@ function checkUpgrade(run: RunState, upgraded: Entry[]): Entry[] {
     const added = onDisk(entry, compiled!.text, addedErrors(entry.readBaseline!, after));
     if (added.length === 0) continue;
     keepAsRead(run, entry, added, `the v1-to-v2 upgrade of this file added ${countOf(added)}, so the whole file stays on the v1 SDK as it was${zodAdvice(run, entry)}`,
-      `the v1-to-v2 upgrade of this file added ${firstError(added)}, so it stays on the v1 SDK; the report lists them`, upgradeErrorMarkers(entry.read, added));
+      taskOptionCause(entry, added) ?? `the v1-to-v2 upgrade of this file added ${firstError(added)}, so it stays on the v1 SDK; the report lists them`, upgradeErrorMarkers(entry.read, added));
     kept.push(entry);
   }
   return [...kept, ...holdBackZod(run, kept)];
@@ -62,8 +63,9 @@ function settle(run: RunState, upgraded: Entry[], kept: Entry[]): void {
 /**
  * The invariant: no file of the project gets a type error from the run. The changed files were
  * checked themselves; here each unchanged file read that imports one of them, directly or through
- * other unchanged files, is (one the run skipped joins the program for it), against the project as read. A changed file whose importer would get
- * an error goes back as read, with its group, and the reason names the importer and its first error.
+ * other unchanged files, is (one the run skipped joins the program for it), against the project as
+ * read. A changed file whose importer would get an error goes back as read, with its group, and the
+ * reason names the importer (and the file it imports it through) and its first error.
  */
 function holdBackImporters(run: RunState): Entry[] {
   const changed = new Map(run.live.filter(e => !e.error && !e.created && !isAsRead(e)).map(e => [standardPath(e.read.path), e]));
@@ -220,8 +222,22 @@ function keepAsRead(run: RunState, entry: Entry, added: TypeError[], why: string
   for (const site of entry.sites) {
     if (site.status === 'migrated' || site.status === 'migrated-for-review') markUndone(site, 'rolled-back', `${why}.`);
     if (site.markerLine !== undefined) site.markerLine = toRead(site.markerLine);
+    if (run.v1.includes(entry)) spelledAsRead(site);
   }
   markRolledBack(entry, entry.sites.filter(s => s.status === 'rolled-back' || s.status === 'not-written'), cause, errorMarkers);
+}
+
+/**
+ * A site of a v1 file back as read was analysed in the upgraded text, where the stage had spelled
+ * `extra.sendRequest(...)` as `ctx.mcpReq.send(...)`: it is named as the file has it.
+ */
+function spelledAsRead(site: SiteReport): void {
+  site.sdk = 'v1';
+  if (site.api === 'ctx.mcpReq.send') site.api = 'extra.sendRequest';
+  if (site.api !== 'extra.sendRequest') return;
+  const asRead = (text: string): string => text.replace(/\bctx\.mcpReq\.send\(\)/g, 'extra.sendRequest()');
+  site.hint = site.hint && asRead(site.hint);
+  site.todo = site.todo.map(asRead);
 }
 
 /**
@@ -271,6 +287,18 @@ function heldAt(holder: Entry): string {
 }
 
 /** `2 type error(s) (TS2339 first, line 16)`: a count for a marker. */
+/**
+ * Where every error the upgrade gave a file is the `task` call option of a question asked as a task
+ * (v2's request options have none, and dropping it would change the question): that question is
+ * what keeps the file on v1, and the plain questions beside it are told so.
+ */
+function taskOptionCause(entry: Entry, added: TypeError[]): string | undefined {
+  const taskOption = (e: TypeError): boolean => /^line \d+: TS2353: .*'task' does not exist in type/.test(e.text);
+  if (added.length === 0 || !added.every(taskOption)) return undefined;
+  if (!entry.sites.some(site => site.reason === 'task-augmented')) return undefined;
+  return `the \`task\` call option at line ${added[0]!.line} (a question asked as a task) has no v2 form, so this file stays on the v1 SDK`;
+}
+
 function firstError(added: TypeError[]): string {
   const first = added[0];
   const code = first && /\bTS\d+/.exec(first.text)?.[0];
