@@ -1105,18 +1105,18 @@ function describeHandlers(handlers: Handler[]): string {
   return handlers.map(h => (h.name ? `${h.method} "${h.name}"` : h.method)).join(', ');
 }
 
-/**
- * Why a question the client is to run as a task (`params.task`, the `task` option) or that is queued
- * on one (`relatedTask`) has no 2026-07-28 form: no question is a task there. What the user can do.
- */
+/** What the user can do instead of a task the client runs: no 2026-07-28 question is one. */
 const TASK_ADVICE = 'ask a plain question (inputRequired(); its answer comes with the retry), or make the tool itself a task (the io.modelcontextprotocol/tasks extension), by hand.';
 
+/**
+ * Why a question the client is to run as a task (`params.task`, the `task` option), that is queued
+ * on one (`relatedTask`) or asked through v1's task streams has no 2026-07-28 form, and what to do.
+ */
 function taskHint(f: Facts, label: string): string | undefined {
-  const advice = TASK_ADVICE;
-  if (f.raw.task) return `the ${label} asks the client to run it as a task (\`task\`, line ${lineOf(f.raw.task)}); no 2026-07-28 question is a task: ${advice}`;
-  if (f.options.task === 'relatedTask') return `the ${label} is queued on a task by its relatedTask option (delivered through tasks/result); no 2026-07-28 question is a task's: ${advice}`;
-  if (f.options.task) return `the ${label} asks the client to run it as a task (call option \`task\`); no 2026-07-28 question is a task: ${advice}`;
-  if (f.raw.api === 'experimental.tasks') return `the ${label} asks through v1's experimental task layer, a stream v2 removed; no 2026-07-28 question is a task or a stream: ${advice}`;
+  if (f.raw.task) return `the ${label} asks the client to run it as a task (\`task\`, line ${lineOf(f.raw.task)}); no 2026-07-28 question is a task: ${TASK_ADVICE}`;
+  if (f.options.task === 'relatedTask') return `the ${label} is queued on a task by its relatedTask option (delivered through tasks/result); no 2026-07-28 question is a task's: ${TASK_ADVICE}`;
+  if (f.options.task) return `the ${label} asks the client to run it as a task (call option \`task\`); no 2026-07-28 question is a task: ${TASK_ADVICE}`;
+  if (f.raw.api === 'experimental.tasks') return `the ${label} asks through v1's experimental task layer, a stream v2 removed; no 2026-07-28 question is a task or a stream: ${TASK_ADVICE}`;
   return undefined;
 }
 

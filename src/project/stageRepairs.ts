@@ -2,7 +2,7 @@ import type { Diagnostic as CodemodDiagnostic } from '@modelcontextprotocol/code
 import { Node, SyntaxKind, ts, type CallExpression, type ParameterDeclaration, type SourceFile, type StringLiteral, type VariableDeclaration } from 'ts-morph';
 import { CONTEXT_NAME, contextRename } from '../analysis/contextParam.js';
 import { discoverHandlers } from '../analysis/handlers.js';
-import { SdkResolver } from '../analysis/sdk.js';
+import { QUESTION_METHODS, REQUEST_SCHEMA_METHODS, SdkResolver } from '../analysis/sdk.js';
 import { resolveIdentifier } from '../analysis/scope.js';
 import type { Handler, TS } from '../analysis/types.js';
 import { applyEdits, type Edit } from '../../transforms/mrtr/text.js';
@@ -170,12 +170,11 @@ function settleSchemaArguments(sourceFile: SourceFile): Set<number> {
   return settled;
 }
 
-/** The spec's methods the official stage registers by their string (its map of v1 schemas), requests and notifications. */
-const SPEC_REQUESTS: ReadonlySet<string> = new Set([
-  'initialize', 'ping', 'tools/call', 'tools/list', 'prompts/list', 'prompts/get', 'resources/list', 'resources/read',
-  'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe', 'sampling/createMessage', 'elicitation/create',
-  'logging/setLevel', 'completion/complete', 'roots/list',
-]);
+/**
+ * The spec's methods the official stage registers by their string (its map of v1 schemas): the
+ * requests a server takes, the questions a client takes, and the notifications.
+ */
+const SPEC_REQUESTS: ReadonlySet<string> = new Set([...Object.values(REQUEST_SCHEMA_METHODS), ...Object.keys(QUESTION_METHODS)]);
 const SPEC_NOTIFICATIONS: ReadonlySet<string> = new Set([
   'notifications/message', 'notifications/tools/list_changed', 'notifications/resources/list_changed', 'notifications/prompts/list_changed',
   'notifications/resources/updated', 'notifications/progress', 'notifications/cancelled', 'notifications/initialized',

@@ -130,10 +130,10 @@ export async function notifyDone(extra: Extra, who: string): Promise<void> {
 /** An empty v1 project of files at its root, with the fixtures' compiler options. */
 function v1FlatProject(prefix: string): string {
   const dir = tempProject(prefix);
-    const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
-    tsconfig.include = ['*.ts'];
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
+  const tsconfig = JSON.parse(readFileSync(join(REPO, 'fixtures', 'tsconfig.json'), 'utf8')) as { include: string[] };
+  tsconfig.include = ['*.ts'];
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', dependencies: { '@modelcontextprotocol/sdk': '^1.32.0' } }));
   return dir;
 }
 

@@ -75,7 +75,7 @@ function holdBackImporters(run: RunState): Entry[] {
   const program = run.project.getProgram().compilerObject;
   let asRead: ts.Program | undefined;
   const held: Entry[] = [];
-  for (const [file, { imported, via }] of importers) {
+  for (const [file, imported] of importers) {
     const compiled = program.getSourceFile(file);
     const after = compiled ? typeErrorsOf(program, compiled) : [];
     if (after.length === 0) continue;
@@ -86,10 +86,11 @@ function holdBackImporters(run: RunState): Entry[] {
     if (added.length === 0) continue;
     // An importer kept on v1 itself is named by what keeps it there.
     const kept = run.v1.find(e => standardPath(e.read.path) === file && e.rolledBack && e.newTypeErrors.length > 0);
-    const imports = via ? `imports this file through ${run.rel(via)}` : 'imports this file';
-    const cause = kept ? `${kept.rel}${heldAt(kept)} stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too`
-      : `${run.rel(file)}:${added[0]?.line ?? 1}, which ${imports}, would get a type error from its change, so it stays as it was`;
-    for (const entry of imported.filter(e => !isAsRead(e))) {
+    for (const [entry, via] of imported) {
+      if (isAsRead(entry)) continue;
+      const imports = via ? `imports this file through ${run.rel(via)}` : 'imports this file';
+      const cause = kept ? `${kept.rel}${heldAt(kept)} stays on the v1 SDK, and this file exchanges SDK objects with it, so it stays on v1 too`
+        : `${run.rel(file)}:${added[0]?.line ?? 1}, which ${imports}, would get a type error from its change, so it stays as it was`;
       keepAsRead(run, entry, added, `${run.rel(file)}, which ${imports}, would get ${countOf(added)} from its change, so it stays as it was`, cause);
       held.push(entry);
     }
@@ -100,10 +101,11 @@ function holdBackImporters(run: RunState): Entry[] {
 /**
  * The unchanged files that import a changed one, directly or through other unchanged files (a type
  * passed on by a module that only re-exports or holds it breaks a file two imports away): each with
- * the changed files it reaches, and for one reached through others the first of those (`via`).
+ * the changed files it reaches, each with the file it reaches it through (`via`, the first of the
+ * chain), or undefined where it imports that one itself.
  */
-function importersOfChanged(run: RunState, changed: Map<string, Entry>): Map<string, { imported: Entry[]; via: string | undefined }> {
-  const importers = new Map<string, { imported: Entry[]; via: string | undefined }>();
+function importersOfChanged(run: RunState, changed: Map<string, Entry>): Map<string, Map<Entry, string | undefined>> {
+  const importers = new Map<string, Map<Entry, string | undefined>>();
   for (const [file, entry] of changed) {
     const seen = new Set([file]);
     // Breadth first: each importer is found by its shortest chain, whose first hop names it.
@@ -114,8 +116,8 @@ function importersOfChanged(run: RunState, changed: Map<string, Entry>): Map<str
         if (seen.has(importer) || changed.has(importer)) continue;
         seen.add(importer);
         const via = next.at === file ? undefined : next.via ?? next.at;
-        const found = importers.get(importer) ?? importers.set(importer, { imported: [], via }).get(importer)!;
-        if (!found.imported.includes(entry)) found.imported.push(entry);
+        const reached = importers.get(importer) ?? importers.set(importer, new Map()).get(importer)!;
+        reached.set(entry, via);
         queue.push({ at: importer, via });
       }
     }
@@ -286,7 +288,6 @@ function heldAt(holder: Entry): string {
   return line ? `:${line}` : '';
 }
 
-/** `2 type error(s) (TS2339 first, line 16)`: a count for a marker. */
 /**
  * Where every error the upgrade gave a file is the `task` call option of a question asked as a task
  * (v2's request options have none, and dropping it would change the question): that question is
@@ -299,6 +300,7 @@ function taskOptionCause(entry: Entry, added: TypeError[]): string | undefined {
   return `the \`task\` call option at line ${added[0]!.line} (a question asked as a task) has no v2 form, so this file stays on the v1 SDK`;
 }
 
+/** `2 type error(s) (TS2339 first, line 16)`: a count for a marker. */
 function firstError(added: TypeError[]): string {
   const first = added[0];
   const code = first && /\bTS\d+/.exec(first.text)?.[0];
